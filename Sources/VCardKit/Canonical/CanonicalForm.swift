@@ -1,0 +1,146 @@
+/// The meaning of a card, free of its form: the basis of the content hash and of comparisons
+/// that must not see folding, case, parameter order, quoting, transfer encodings, or the
+/// difference between the 3.0 and 4.0 spelling of the same data.
+///
+/// Each property becomes a ``CanonicalProperty``; a card becomes their sorted multiset.
+/// What is normalised:
+/// - names upper-cased; groups lower-cased;
+/// - `CHARSET` and transfer `ENCODING`s dropped (values are decoded when read); vCard 2.1
+///   nameless parameters named;
+/// - parameters sorted by name; `TYPE` values lower-cased, split at commas, sorted;
+///   `TYPE=pref` is `PREF=1`; default `VALUE`s dropped;
+/// - inline binary in either spelling is a `data:` URI with its base64 without white space;
+/// - `ADR;LABEL=…` and a 3.0 `LABEL` property are the same `LABEL` item;
+/// - `GEO:lat;lon` is `geo:lat,lon`;
+/// - text values decoded and escaped one way (`\\`, `\,`, `\;`, `\n`).
+public struct CanonicalProperty: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The lower-cased group label, or the empty string.
+    public var group: String
+    /// The upper-cased name.
+    public var name: String
+    /// `NAME=v1,v2` strings, sorted.
+    public var parameters: [String]
+    /// The normalised value.
+    public var value: String
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.name, lhs.group, lhs.value, lhs.parameters.joined(separator: ";"))
+            < (rhs.name, rhs.group, rhs.value, rhs.parameters.joined(separator: ";"))
+    }
+
+    /// One line, as in a card: `group.NAME;P=v:value`.
+    public var description: String {
+        (group.isEmpty ? "" : group + ".") + name + parameters.map { ";" + $0 }.joined() + ":" + value
+    }
+}
+
+/// Computes canonical forms of cards.
+public enum CanonicalForm {
+    /// Which properties the canonical form leaves out.
+    public struct Exclusions: Sendable, Hashable {
+        /// Upper-case names of properties left out.
+        public var names: Set<String>
+        /// Creates exclusions.
+        public init(names: Set<String>) { self.names = names }
+        /// Only `VERSION` (and the BEGIN/END frame): for comparing conversions.
+        public static let versionOnly = Exclusions(names: ["VERSION"])
+        /// The volatile fields that do not change what a contact says: `VERSION`, `UID`, `REV`, `PRODID`.
+        public static let volatile = Exclusions(names: ["VERSION", "UID", "REV", "PRODID"])
+    }
+
+    /// The sorted canonical properties of `card`.
+    public static func properties(of card: VCard, excluding exclusions: Exclusions = .versionOnly) -> [CanonicalProperty] {
+        var result: [CanonicalProperty] = []
+        result.reserveCapacity(card.properties.count)
+        for property in card.properties {
+            let name = property.name.asciiUppercased
+            if exclusions.names.contains(name) { continue }
+            canonicalize(property, name: name, into: &result)
+        }
+        result.sort()
+        return result
+    }
+
+    private static func canonicalize(_ property: VCardProperty, name: String, into result: inout [CanonicalProperty]) {
+        let kind = PropertyValueKind.of(name)
+        var parameters: [(String, [String])] = []
+        var mediaTypeFromType: String?
+        var isBase64 = false
+        var label: String?
+        var typeValues: [String] = []
+        var pref: String?
+        for parameter in property.parameters {
+            let parameterName = parameter.name.asciiUppercased
+            switch parameterName {
+            case "CHARSET":
+                continue
+            case "ENCODING":
+                let value = parameter.values.first?.asciiUppercased ?? ""
+                if value == "B" || value == "BASE64" { isBase64 = true }
+                continue
+            case "TYPE":
+                for value in parameter.values {
+                    for piece in value.split(separator: ",") { typeValues.append(String(piece).asciiLowercased) }
+                }
+                continue
+            case "PREF":
+                pref = parameter.values.first
+                continue
+            case "LABEL" where name == "ADR":
+                label = parameter.values.joined(separator: ",")
+                continue
+            case "VALUE":
+                let value = parameter.values.first?.asciiLowercased ?? ""
+                if value == "url" || value == "uri" || value == "binary" || value == "text" || value == "date"
+                    || value == "date-time" || value == "date-and-or-time" || value == "timestamp" {
+                    if kind != .unknown || value == "text" { continue }
+                }
+                parameters.append((parameterName, [value == "url" ? "uri" : value]))
+            default:
+                parameters.append((parameterName, parameter.values))
+            }
+        }
+        if typeValues.contains("pref") {
+            typeValues.removeAll { $0 == "pref" }
+            if pref == nil { pref = "1" }
+        }
+        var value = property.rawValue
+        if kind == .binary {
+            if isBase64 {
+                if !typeValues.isEmpty { mediaTypeFromType = MediaTypes.mediaType(forTypeValue: typeValues.removeFirst(), property: name) }
+                value = "data:\(mediaTypeFromType ?? "application/octet-stream");base64," + value.filter { !$0.isWhitespace }
+            } else if let (mediaType, base64) = VersionConverter.dataURI(value) {
+                value = "data:\(mediaType.asciiLowercased);base64," + base64.filter { !$0.isWhitespace }
+            }
+        }
+        if let pref { parameters.append(("PREF", [pref])) }
+        if !typeValues.isEmpty { parameters.append(("TYPE", typeValues.sorted())) }
+        value = normalizedValue(value, kind: kind, name: name)
+        let parameterStrings = parameters.map { $0.0 + "=" + $0.1.joined(separator: ",") }.sorted()
+        let group = property.group?.asciiLowercased ?? ""
+        result.append(CanonicalProperty(group: group, name: name, parameters: parameterStrings, value: value))
+        if let label {
+            let types = typeValues.isEmpty ? [] : ["TYPE=" + typeValues.sorted().joined(separator: ",")]
+            let prefs = pref.map { ["PREF=" + $0] } ?? []
+            result.append(CanonicalProperty(group: group, name: "LABEL", parameters: (prefs + types).sorted(),
+                                            value: TextEscaping.escape(label)))
+        }
+    }
+
+    private static func normalizedValue(_ value: String, kind: PropertyValueKind, name: String) -> String {
+        switch kind {
+        case .text, .embeddedCard:
+            return TextEscaping.escape(TextEscaping.unescape(value))
+        case .textList:
+            return TextEscaping.split(value, separator: 0x2C).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ",")
+        case .structured:
+            return TextEscaping.joinComponents(TextEscaping.components(value))
+        case .structuredText:
+            return TextEscaping.split(value, separator: 0x3B).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ";")
+        case .uri where name == "GEO":
+            return VersionConverter.geoURI(fromPair: value) ?? value
+        case .uri, .binary, .dateTime, .unknown:
+            return value
+        }
+    }
+}

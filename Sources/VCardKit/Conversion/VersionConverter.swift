@@ -1,0 +1,212 @@
+/// Converts cards between vCard versions without losing anything.
+///
+/// | 3.0 (and 2.1)                          | 4.0                                  |
+/// |----------------------------------------|--------------------------------------|
+/// | `TYPE=pref`                            | `PREF=1`                             |
+/// | `PHOTO;ENCODING=b;TYPE=JPEG:<base64>`  | `PHOTO:data:image/jpeg;base64,<…>`   |
+/// | `LABEL;TYPE=home:…` after its `ADR`    | `ADR;TYPE=home;LABEL="…"`            |
+/// | `GEO:37.38;-122.08`                    | `GEO:geo:37.38,-122.08`              |
+///
+/// vCard 2.1 values are already decoded (quoted-printable, `CHARSET`) and re-escaped when read;
+/// 2.1 bare parameters get their names. A property the target version does not define (`KIND`
+/// in 3.0, `MAILER` in 4.0) is kept as it is, with a warning: nothing is dropped.
+public enum VersionConverter {
+    /// Returns `card` converted to `target` (3.0 or 4.0) and notes about what the target lacks.
+    ///
+    /// The result has no original formatting: it is meant to be written in canonical form.
+    public static func convert(_ card: VCard, to target: VCardVersion) -> (card: VCard, notes: [Diagnostic]) {
+        precondition(target != .v2_1, "cardsync writes vCard 3.0 and 4.0 only")
+        var notes: [Diagnostic] = []
+        let source = card.sourceVersion ?? card.version ?? .v3_0
+        var properties: [VCardProperty] = [VCardProperty(name: "VERSION", rawValue: target.rawValue)]
+        properties.reserveCapacity(card.properties.count + 1)
+        for var property in card.properties where !property.hasName("VERSION") {
+            property.original = nil
+            normalizeParameters(&property, from: source)
+            switch target {
+            case .v4_0: convertTo4(&property)
+            case .v3_0: convertTo3(&property, into: &properties)
+            case .v2_1: break
+            }
+            let upper = property.name.asciiUppercased
+            let lacking = target == .v4_0 ? PropertyAvailability.onlyIn3 : PropertyAvailability.onlyIn4
+            if lacking.contains(upper) && !(target == .v4_0 && upper == "LABEL") {
+                notes.append(note(for: property, card: card, target: target))
+            }
+            properties.append(property)
+        }
+        if target == .v4_0 {
+            properties = mergeLabels(properties, notes: &notes, card: card)
+        }
+        var result = VCard(version: nil, properties: properties)
+        result.sourceVersion = target
+        result.location = card.location
+        return (result, notes)
+    }
+
+    private static func note(for property: VCardProperty, card: VCard, target: VCardVersion) -> Diagnostic {
+        Diagnostic(severity: .warning, code: .propertyNotInVersion,
+                   message: "\(property.name) is not a vCard \(target.rawValue) property; it was kept as it is",
+                   location: property.location ?? card.location ?? SourceLocation(source: "<card>", line: 0, column: 0))
+    }
+
+    /// Names every parameter, drops transfer encodings, and folds vCard 2.1 spellings into 3.0 ones.
+    private static func normalizeParameters(_ property: inout VCardProperty, from source: VCardVersion) {
+        guard !property.parameters.isEmpty else { return }
+        var parameters: [VCardParameter] = []
+        parameters.reserveCapacity(property.parameters.count)
+        var typeIndex: Int?
+        for var parameter in property.parameters {
+            if VCardWriter.isTransferParameter(parameter) { continue }
+            parameter.isNameless = false
+            if parameter.hasName("ENCODING"), let value = parameter.values.first?.asciiUppercased, value == "BASE64" || value == "B" {
+                parameter = VCardParameter(name: "ENCODING", values: ["b"])
+            }
+            if parameter.hasName("VALUE"), let value = parameter.values.first, value.equalsIgnoringASCIICase("URL") {
+                parameter.values = ["uri"]
+            }
+            if source == .v2_1 && parameter.hasName("TYPE") {
+                // 2.1 writes each type as its own bare parameter: gather them in one TYPE.
+                if let typeIndex {
+                    parameters[typeIndex].values.append(contentsOf: parameter.values)
+                    continue
+                }
+                parameter.name = "TYPE"
+                typeIndex = parameters.count
+            }
+            parameters.append(parameter)
+        }
+        property.parameters = parameters
+    }
+
+    // MARK: - To 4.0
+
+    private static func convertTo4(_ property: inout VCardProperty) {
+        // TYPE=pref becomes PREF=1 in the place of the type.
+        if let index = property.parameters.firstIndex(where: { $0.hasName("TYPE") && $0.values.contains { $0.equalsIgnoringASCIICase("pref") } }),
+           property.parameter("PREF") == nil {
+            var type = property.parameters[index]
+            type.values.removeAll { $0.equalsIgnoringASCIICase("pref") }
+            if type.values.isEmpty {
+                property.parameters[index] = VCardParameter(name: "PREF", value: "1")
+            } else {
+                property.parameters[index] = type
+                property.parameters.insert(VCardParameter(name: "PREF", value: "1"), at: index + 1)
+            }
+        }
+        let kind = PropertyValueKind.of(property.name)
+        if kind == .binary, let encoding = property.parameter("ENCODING"), encoding.values.first == "b" {
+            var mediaType = "application/octet-stream"
+            if let typeIndex = property.parameters.firstIndex(where: { $0.hasName("TYPE") }) {
+                var type = property.parameters[typeIndex]
+                if let first = type.values.first {
+                    mediaType = MediaTypes.mediaType(forTypeValue: first, property: property.name)
+                    type.values.removeFirst()
+                }
+                if type.values.isEmpty { property.parameters.remove(at: typeIndex) } else { property.parameters[typeIndex] = type }
+            }
+            property.removeParameter("ENCODING")
+            property.rawValue = "data:\(mediaType);base64,\(property.rawValue)"
+        }
+        if property.hasName("GEO"), !property.rawValue.hasPrefix("geo:"),
+           let geo = geoURI(fromPair: property.rawValue) {
+            property.rawValue = geo
+        }
+    }
+
+    /// Attaches each 3.0 `LABEL` to the `ADR` it labels (same types, the nearest one before it)
+    /// as a `LABEL` parameter; a `LABEL` with no such address stays a property, with a warning.
+    private static func mergeLabels(_ properties: [VCardProperty], notes: inout [Diagnostic], card: VCard) -> [VCardProperty] {
+        guard properties.contains(where: { $0.hasName("LABEL") }) else { return properties }
+        var result = properties
+        var removed = IndexSet()
+        for index in result.indices where result[index].hasName("LABEL") {
+            let label = result[index]
+            let onlyTypes = label.parameters.allSatisfy { $0.hasName("TYPE") || $0.hasName("PREF") }
+            let labelTypes = Set(label.parameters.filter { $0.hasName("TYPE") }.flatMap(\.values).map(\.asciiLowercased))
+            let labelPref = label.parameter("PREF")?.values
+            var target: Int?
+            if onlyTypes {
+                let candidates = result.indices.filter { i in
+                    result[i].hasName("ADR") && result[i].parameter("LABEL") == nil && result[i].group == label.group
+                        && Set(result[i].parameters.filter { $0.hasName("TYPE") }.flatMap(\.values).map(\.asciiLowercased)) == labelTypes
+                        && result[i].parameter("PREF")?.values == labelPref
+                }
+                target = candidates.last(where: { $0 < index }) ?? candidates.first
+            }
+            if let target {
+                result[target].parameters.append(VCardParameter(name: "LABEL", value: TextEscaping.unescape(label.rawValue)))
+                removed.insert(index)
+            } else {
+                notes.append(Diagnostic(severity: .warning, code: .propertyNotInVersion,
+                                        message: "LABEL has no matching ADR to attach to; it was kept as a LABEL property, which vCard 4.0 does not define",
+                                        location: label.location ?? card.location ?? SourceLocation(source: "<card>", line: 0, column: 0)))
+            }
+        }
+        return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+
+    // MARK: - To 3.0
+
+    private static func convertTo3(_ property: inout VCardProperty, into properties: inout [VCardProperty]) {
+        if let index = property.parameters.firstIndex(where: { $0.hasName("PREF") }), property.parameters[index].values == ["1"] {
+            property.parameters[index] = VCardParameter(name: "TYPE", value: "pref")
+        }
+        let kind = PropertyValueKind.of(property.name)
+        if kind == .binary, let (mediaType, base64) = dataURI(property.rawValue) {
+            property.removeParameter("VALUE")
+            property.removeParameter("MEDIATYPE")
+            property.parameters.insert(VCardParameter(name: "ENCODING", value: "b"), at: 0)
+            if mediaType != "application/octet-stream" {
+                property.parameters.insert(VCardParameter(name: "TYPE", value: MediaTypes.typeValue(forMediaType: mediaType)), at: 1)
+            }
+            property.rawValue = base64
+        }
+        if property.hasName("GEO"), let pair = geoPair(fromURI: property.rawValue) {
+            property.rawValue = pair
+        }
+        if property.hasName("ADR"), let labelIndex = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
+            let label = property.parameters.remove(at: labelIndex)
+            var labelProperty = VCardProperty(group: property.group, name: "LABEL",
+                                              parameters: property.parameters.filter { $0.hasName("TYPE") },
+                                              text: label.values.joined(separator: ","))
+            labelProperty.location = property.location
+            properties.append(property)
+            property = labelProperty
+        }
+    }
+
+    // MARK: - Values
+
+    /// `data:image/jpeg;base64,AAAA` → ("image/jpeg", "AAAA").
+    static func dataURI(_ value: String) -> (String, String)? {
+        guard value.utf8.count > 5, value.utf8.starts(with: "data:".utf8) else { return nil }
+        guard let comma = value.utf8.firstIndex(of: 0x2C) else { return nil }
+        let header = String(value[value.index(value.startIndex, offsetBy: 5)..<comma])
+        guard header.hasSuffix(";base64") else { return nil }
+        let mediaType = String(header.dropLast(7))
+        return (mediaType.isEmpty ? "application/octet-stream" : mediaType, String(value[value.index(after: comma)...]))
+    }
+
+    /// `37.386013;-122.082932` → `geo:37.386013,-122.082932`.
+    static func geoURI(fromPair value: String) -> String? {
+        let parts = TextEscaping.split(value, separator: 0x3B)
+        guard parts.count == 2, parts.allSatisfy({ Double($0.trimmingASCIISpaces) != nil }) else { return nil }
+        return "geo:\(parts[0].trimmingASCIISpaces),\(parts[1].trimmingASCIISpaces)"
+    }
+
+    /// `geo:37.386013,-122.082932` → `37.386013;-122.082932` (only plain coordinates).
+    static func geoPair(fromURI value: String) -> String? {
+        guard value.hasPrefix("geo:") else { return nil }
+        let parts = value.dropFirst(4).split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ Double($0) != nil }) else { return nil }
+        return "\(parts[0]);\(parts[1])"
+    }
+}
+
+/// A tiny set of offsets, enough for marking removed properties.
+struct IndexSet {
+    private var members: Set<Int> = []
+    mutating func insert(_ index: Int) { members.insert(index) }
+    func contains(_ index: Int) -> Bool { members.contains(index) }
+}

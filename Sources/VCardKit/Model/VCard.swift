@@ -1,0 +1,98 @@
+/// A contact: an ordered list of properties between `BEGIN:VCARD` and `END:VCARD`.
+///
+/// `VERSION` is an ordinary property of the list; ``version`` reads it. Unknown, `X-` and grouped
+/// properties are kept like any other.
+///
+/// ```swift
+/// var card = VCard(version: .v4_0)
+/// card.append(VCardProperty(name: "FN", text: "Ada Lovelace"))
+/// card.append(VCardProperty(name: "EMAIL", rawValue: "ada@example.com"))
+/// let text = VCardWriter(target: .v4_0).string(for: card)
+/// ```
+public struct VCard: Sendable {
+    /// The properties, in order, including `VERSION`.
+    public var properties: [VCardProperty]
+
+    /// The bytes of the `BEGIN` line as read (with its line end and anything up to the first
+    /// property), for byte-exact write-back.
+    public internal(set) var originalBegin: ArraySlice<UInt8>?
+    /// The bytes of the `END` line as read (with its line end, if it had one).
+    public internal(set) var originalEnd: ArraySlice<UInt8>?
+    /// Where the card starts in its input.
+    public internal(set) var location: SourceLocation?
+    /// The version the card was read as (its `VERSION`, or the reader's guess when it had none).
+    public internal(set) var sourceVersion: VCardVersion?
+
+    /// Creates an empty card with a `VERSION` property (or none, if `version` is `nil`).
+    public init(version: VCardVersion? = .v4_0, properties: [VCardProperty] = []) {
+        self.properties = []
+        if let version { self.properties.append(VCardProperty(name: "VERSION", rawValue: version.rawValue)) }
+        self.properties.append(contentsOf: properties)
+        self.sourceVersion = version
+    }
+
+    init(properties: [VCardProperty], originalBegin: ArraySlice<UInt8>?, originalEnd: ArraySlice<UInt8>?,
+         location: SourceLocation?, sourceVersion: VCardVersion?) {
+        self.properties = properties
+        self.originalBegin = originalBegin
+        self.originalEnd = originalEnd
+        self.location = location
+        self.sourceVersion = sourceVersion
+    }
+
+    /// The version named by the card's `VERSION` property, if it names one cardsync knows.
+    public var version: VCardVersion? {
+        guard let value = first("VERSION")?.rawValue else { return nil }
+        return VCardVersion(rawValue: value.trimmingASCIISpaces)
+    }
+
+    /// The first property with the given name (case-insensitive).
+    public func first(_ name: String) -> VCardProperty? {
+        properties.first { $0.hasName(name) }
+    }
+
+    /// All properties with the given name (case-insensitive), in order.
+    public func all(_ name: String) -> [VCardProperty] {
+        properties.filter { $0.hasName(name) }
+    }
+
+    /// Appends a property.
+    public mutating func append(_ property: VCardProperty) {
+        properties.append(property)
+    }
+
+    /// Removes every property with the given name.
+    public mutating func removeAll(named name: String) {
+        properties.removeAll { $0.hasName(name) }
+    }
+
+    /// Whether every property, and the card's frame, still hold exactly what was read.
+    public var isUnedited: Bool {
+        originalBegin != nil && originalEnd != nil && properties.allSatisfy(\.isUnedited)
+    }
+
+    /// Forgets the original bytes of the card and all its properties, so that it is written in
+    /// canonical form.
+    public mutating func forgetOriginalFormatting() {
+        originalBegin = nil
+        originalEnd = nil
+        for index in properties.indices { properties[index].original = nil }
+    }
+}
+
+extension VCard: Hashable {
+    /// Cards are equal when their property lists are equal.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.properties == rhs.properties }
+    public func hash(into hasher: inout Hasher) { hasher.combine(properties) }
+}
+
+extension String {
+    var trimmingASCIISpaces: String {
+        let bytes = Array(utf8)
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        if start == 0 && end == bytes.count { return self }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+}

@@ -1,0 +1,70 @@
+/// A property parameter such as `TYPE=work,voice` or `PREF=1`.
+///
+/// Values are stored decoded: without quotes and with RFC 6868 caret escapes (`^n`, `^^`, `^'`)
+/// turned into the characters they stand for. Names keep their case as written and are compared
+/// case-insensitively by ``hasName(_:)``.
+public struct VCardParameter: Sendable, Hashable {
+    /// The parameter name as written, or the inferred name (`TYPE`, `ENCODING`, `VALUE`, `CHARSET`)
+    /// of a vCard 2.1 parameter written without one.
+    public var name: String
+    /// The values, in order. `TYPE=work,voice` has two.
+    public var values: [String]
+    /// Whether the parameter was written without a name, as vCard 2.1 allows (`TEL;HOME;VOICE:`).
+    public var isNameless: Bool
+
+    /// Creates a parameter.
+    ///
+    /// ```swift
+    /// let type = VCardParameter(name: "TYPE", values: ["work", "voice"])
+    /// ```
+    public init(name: String, values: [String], isNameless: Bool = false) {
+        self.name = name
+        self.values = values
+        self.isNameless = isNameless
+    }
+
+    /// Creates a single-valued parameter.
+    public init(name: String, value: String) {
+        self.init(name: name, values: [value])
+    }
+
+    /// Whether the parameter's name equals `other`, ignoring ASCII case.
+    public func hasName(_ other: String) -> Bool {
+        name.equalsIgnoringASCIICase(other)
+    }
+
+    /// The values joined with commas, as a single string.
+    public var joinedValue: String { values.joined(separator: ",") }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, without allocating.
+    @inlinable
+    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        var a = self.utf8.makeIterator()
+        var b = other.utf8.makeIterator()
+        while true {
+            switch (a.next(), b.next()) {
+            case (nil, nil): return true
+            case let (x?, y?):
+                if x == y { continue }
+                let lx = (x >= 65 && x <= 90) ? x | 0x20 : x
+                let ly = (y >= 65 && y <= 90) ? y | 0x20 : y
+                if lx != ly { return false }
+            default: return false
+            }
+        }
+    }
+
+    /// The string with ASCII letters upper-cased and everything else unchanged.
+    var asciiUppercased: String {
+        if !utf8.contains(where: { $0 >= 97 && $0 <= 122 }) { return self }
+        return String(decoding: utf8.map { ($0 >= 97 && $0 <= 122) ? $0 - 32 : $0 }, as: UTF8.self)
+    }
+
+    /// The string with ASCII letters lower-cased and everything else unchanged.
+    var asciiLowercased: String {
+        if !utf8.contains(where: { $0 >= 65 && $0 <= 90 }) { return self }
+        return String(decoding: utf8.map { ($0 >= 65 && $0 <= 90) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,796 @@
+/// Reads the lines of one card (from `BEGIN:VCARD` to `END:VCARD`) into a ``VCard``.
+///
+/// Unfolding, quoted-printable soft line breaks, vCard 2.1 base64 blocks, parameter syntax,
+/// charsets and the card-level checks live here; finding the card in the input is
+/// ``VCardParser``'s job.
+struct CardParser {
+    let bytes: [UInt8]
+    let lines: [PhysicalLine]
+    let sourceName: String
+    let options: VCardReadOptions
+    private(set) var diagnostics: [Diagnostic] = []
+    private var version: VCardVersion = .v3_0
+    private var declaredVersion: String?
+    private var scratch: [UInt8] = []
+    private var segments: [Segment] = []
+
+    /// Where a piece of an unfolded logical line comes from, to locate diagnostics.
+    private struct Segment {
+        var logicalStart: Int
+        var line: Int
+        var offsetInLine: Int
+    }
+
+    /// A property being built: its parsed parts and the range of lines it came from.
+    private struct Pending {
+        var property: VCardProperty
+        var firstLine: Int
+        var originalStart: Int
+        var originalEnd: Int
+    }
+
+    init(bytes: [UInt8], lines: [PhysicalLine], sourceName: String, options: VCardReadOptions) {
+        self.bytes = bytes
+        self.lines = lines
+        self.sourceName = sourceName
+        self.options = options
+    }
+
+    mutating func parse() -> VCard? {
+        detectVersion()
+        checkLineEndings()
+        var pending: [Pending] = []
+        let last = lines.count - 1
+        let beginEnd = lines[0].end
+        var beginOriginalEnd = beginEnd
+        var index = 1
+        var sawBlank = false
+        while index < last {
+            let line = lines[index]
+            if line.isEmpty || isWhitespaceOnly(line) && !startsWithWhitespace(line) {
+                if !sawBlank {
+                    warn(.blankLine, "blank line inside a card was ignored", line: index, offset: 0)
+                    sawBlank = true
+                }
+                extendTrivia(&pending, &beginOriginalEnd, to: line.end)
+                index += 1
+                continue
+            }
+            if startsWithWhitespace(line) {
+                error(.continuationWithoutProperty, "a folded continuation line with no property before it was ignored",
+                      line: index, offset: 0)
+                extendTrivia(&pending, &beginOriginalEnd, to: line.end)
+                index += 1
+                continue
+            }
+            let (assembledEnd, nestedCard) = assemble(from: index, last: last)
+            if let property = parseLogicalLine(firstLine: index, nestedCard: nestedCard) {
+                pending.append(Pending(property: property, firstLine: index,
+                                       originalStart: line.start, originalEnd: lines[assembledEnd - 1].end))
+            } else {
+                extendTrivia(&pending, &beginOriginalEnd, to: lines[assembledEnd - 1].end)
+            }
+            index = assembledEnd
+        }
+        let properties = pending.map { item -> VCardProperty in
+            var property = item.property
+            property.original = bytes[item.originalStart..<item.originalEnd]
+            return property
+        }
+        let endLine = lines[last]
+        var card = VCard(properties: properties,
+                         originalBegin: bytes[0..<beginOriginalEnd],
+                         originalEnd: bytes[endLine.start..<endLine.end],
+                         location: SourceLocation(source: sourceName, line: lines[0].number, column: 1),
+                         sourceVersion: version)
+        checkCard(&card, firstLines: pending.map(\.firstLine))
+        return card
+    }
+
+    private func extendTrivia(_ pending: inout [Pending], _ beginEnd: inout Int, to end: Int) {
+        if pending.isEmpty { beginEnd = end } else { pending[pending.count - 1].originalEnd = end }
+    }
+
+    // MARK: - Version
+
+    private mutating func detectVersion() {
+        var depth = 0
+        var sawTwoOneSyntax = false
+        for (i, line) in lines.enumerated() where i > 0 && i < lines.count - 1 {
+            let found: String? = bytes.withUnsafeBufferPointer { p in
+                if p.matchesUppercase("BEGIN:VCARD", at: line.start, end: line.contentEnd) { depth += 1 }
+                if p.matchesUppercase("END:VCARD", at: line.start, end: line.contentEnd) { depth -= 1 }
+                if depth == 0 && p.matchesUppercase("VERSION:", at: line.start, end: line.contentEnd) {
+                    return String(decoding: p[(line.start + 8)..<line.contentEnd], as: UTF8.self).trimmingASCIISpaces
+                }
+                if p.matchesUppercase("VERSION;", at: line.start, end: line.contentEnd),
+                   let colon = (line.start..<line.contentEnd).first(where: { p[$0] == 0x3A }) {
+                    return String(decoding: p[(colon + 1)..<line.contentEnd], as: UTF8.self).trimmingASCIISpaces
+                }
+                return nil
+            }
+            if let found, declaredVersion == nil { declaredVersion = found }
+            if !sawTwoOneSyntax {
+                let content = bytes[line.start..<line.contentEnd]
+                if content.firstRange(of: Array("QUOTED-PRINTABLE".utf8)) != nil
+                    || content.firstRange(of: Array("CHARSET=".utf8)) != nil {
+                    sawTwoOneSyntax = true
+                }
+            }
+        }
+        switch declaredVersion {
+        case "2.1"?: version = .v2_1
+        case "3.0"?: version = .v3_0
+        case "4.0"?: version = .v4_0
+        case let other?:
+            version = other.hasPrefix("4") ? .v4_0 : other.hasPrefix("2") || other.hasPrefix("1") ? .v2_1 : .v3_0
+            warn(.unsupportedVersion, "VERSION:\(other) is not a vCard version cardsync knows; the card was read as \(version.rawValue)",
+                 line: 0, offset: 0)
+        case nil:
+            version = sawTwoOneSyntax ? .v2_1 : .v3_0
+            warn(.missingVersion, "card has no VERSION; it was read as \(version.rawValue)", line: 0, offset: 0)
+        }
+    }
+
+    private mutating func checkLineEndings() {
+        var kinds = Set<Int>()
+        for line in lines where line.end > line.contentEnd {
+            kinds.insert(line.end - line.contentEnd == 1 ? Int(bytes[line.contentEnd]) : line.end - line.contentEnd == 3 ? 3 : 2)
+        }
+        if kinds.contains(3) {
+            warn(.lineEnding, "lines end in CR CR LF; read as one line end each", line: 0, offset: 0)
+        } else if kinds.count > 1 {
+            warn(.lineEnding, "the card mixes line ends (CRLF, LF, CR); each was read as a line end", line: 0, offset: 0)
+        }
+    }
+
+    // MARK: - Unfolding
+
+    private func startsWithWhitespace(_ line: PhysicalLine) -> Bool {
+        line.contentEnd > line.start && (bytes[line.start] == 0x20 || bytes[line.start] == 0x09)
+    }
+
+    private func isWhitespaceOnly(_ line: PhysicalLine) -> Bool {
+        for i in line.start..<line.contentEnd where bytes[i] != 0x20 && bytes[i] != 0x09 { return false }
+        return true
+    }
+
+    /// Builds the logical line that starts at `first` into `scratch`; returns the index of the
+    /// first line after it and, for `AGENT`, the embedded card text.
+    private mutating func assemble(from first: Int, last: Int) -> (Int, String?) {
+        scratch.removeAll(keepingCapacity: true)
+        segments.removeAll(keepingCapacity: true)
+        append(line: first, from: lines[first].start)
+        var next = first + 1
+        // Folded continuation lines (space or tab), possibly after stray blank lines.
+        while next < last {
+            let line = lines[next]
+            if startsWithWhitespace(line) {
+                if isWhitespaceOnly(line) {
+                    warn(.blankLine, "a folded continuation line holds only white space (a blank line inside the card?); it added nothing",
+                         line: next, offset: 0)
+                }
+                appendContinuation(line: next)
+                next += 1
+                continue
+            }
+            if line.isEmpty {
+                var probe = next
+                while probe < last && lines[probe].isEmpty { probe += 1 }
+                if probe < last && startsWithWhitespace(lines[probe]) {
+                    error(.foldAfterBlankLine,
+                          "a folded continuation line follows a blank line, which breaks the fold; the continuation was joined to the property above",
+                          line: probe, offset: 0)
+                    appendContinuation(line: probe)
+                    next = probe + 1
+                    continue
+                }
+            }
+            break
+        }
+        let header = headerEnd()
+        let headerBytes = scratch[0..<(header ?? scratch.count)]
+        let isQuotedPrintable = headerBytes.containsUppercase("QUOTED-PRINTABLE")
+        // Quoted-printable soft line breaks: "=" at the end, the next line continues (with or
+        // without leading white space, which then belongs to the value).
+        if isQuotedPrintable {
+            while next < last, scratch.last == 0x3D {
+                scratch.removeLast()
+                append(line: next, from: lines[next].start)
+                next += 1
+            }
+        }
+        // vCard 2.1 base64 blocks whose continuation lines are not indented; a blank line ends them.
+        let isBase64 = headerBytes.containsUppercase("BASE64") || headerBytes.containsUppercase("ENCODING=B")
+        if isBase64 {
+            while next < last, isBase64Line(lines[next]) {
+                append(line: next, from: lines[next].start)
+                next += 1
+            }
+        }
+        // A device quirk: a value continued after a trailing backslash on the next, unindented line.
+        if header != nil && !isQuotedPrintable && !isBase64 {
+            while next < last, endsWithOddBackslash(), !looksLikeProperty(lines[next]), !lines[next].isEmpty {
+                warn(.backslashContinuation,
+                     "a value continues after a trailing backslash on the next line; the lines were joined with a line break",
+                     line: next, offset: 0)
+                scratch.append(0x6E) // "\" + "n": an escaped line break
+                append(line: next, from: lines[next].start)
+                next += 1
+            }
+        }
+        // vCard 2.1 AGENT with an embedded card on the following lines.
+        var nested: String?
+        if next < last, scratch.count > 12, scratch.suffix(12).startsWithUppercase(":BEGIN:VCARD"),
+           scratch.startsWithUppercase("AGENT") || scratch.containsUppercase(".AGENT"), !startsWithWhitespace(lines[next]) {
+            // `AGENT:BEGIN:VCARD` with the embedded card's other lines unindented (vCard 2.1).
+            var depth = 1
+            var k = next
+            while k < last && depth > 0 {
+                let l = lines[k]
+                if bytes.withUnsafeBufferPointer({ $0.matchesUppercase("BEGIN:VCARD", at: l.start, end: l.contentEnd) }) { depth += 1 }
+                if bytes.withUnsafeBufferPointer({ $0.matchesUppercase("END:VCARD", at: l.start, end: l.contentEnd) }) { depth -= 1 }
+                k += 1
+            }
+            let text = "BEGIN:VCARD\n" + String(decoding: bytes[lines[next].start..<lines[k - 1].end], as: UTF8.self)
+            scratch.removeLast(11)
+            nested = text
+            next = k
+        } else if next < last, scratch.last == 0x3A, scratch.startsWithUppercase("AGENT") || scratch.containsUppercase(".AGENT"),
+           bytes.withUnsafeBufferPointer({ $0.matchesUppercase("BEGIN:VCARD", at: lines[next].start, end: lines[next].contentEnd) }) {
+            var depth = 0
+            var k = next
+            while k < last {
+                let l = lines[k]
+                let isBegin = bytes.withUnsafeBufferPointer { $0.matchesUppercase("BEGIN:VCARD", at: l.start, end: l.contentEnd) }
+                let isEnd = bytes.withUnsafeBufferPointer { $0.matchesUppercase("END:VCARD", at: l.start, end: l.contentEnd) }
+                if isBegin { depth += 1 }
+                if isEnd { depth -= 1 }
+                k += 1
+                if depth == 0 { break }
+            }
+            let text = bytes[lines[next].start..<lines[k - 1].end]
+            nested = String(decoding: text, as: UTF8.self)
+            next = k
+        }
+        return (next, nested)
+    }
+
+    private mutating func append(line index: Int, from start: Int) {
+        segments.append(Segment(logicalStart: scratch.count, line: index, offsetInLine: start - lines[index].start))
+        scratch.append(contentsOf: bytes[start..<lines[index].contentEnd])
+    }
+
+    private mutating func appendContinuation(line index: Int) {
+        let line = lines[index]
+        let base64Block = version == .v2_1
+        var start = line.start + 1
+        if base64Block {
+            // vCard 2.1 folds at existing white space, sometimes with several spaces; base64 ignores them all.
+            let header = scratch[0..<(headerEnd() ?? scratch.count)]
+            if header.containsUppercase("BASE64") || header.containsUppercase("ENCODING=B") {
+                while start < line.contentEnd && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+            }
+        }
+        // A fold that splits a UTF-8 sequence is legal only in the sense that unfolding repairs it.
+        if let lastByte = scratch.last, lastByte >= 0x80, start < line.contentEnd, bytes[start] & 0xC0 == 0x80 {
+            warn(.invalidUTF8, "a fold splits a UTF-8 character; the character was rejoined", line: index, offset: 0)
+        }
+        append(line: index, from: start)
+    }
+
+    private func isBase64Line(_ line: PhysicalLine) -> Bool {
+        guard !line.isEmpty else { return false }
+        for i in line.start..<line.contentEnd {
+            let b = bytes[i]
+            let ok = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
+                || b == 0x2B || b == 0x2F || b == 0x3D || b == 0x20 || b == 0x09
+            if !ok { return false }
+        }
+        return true
+    }
+
+    private func endsWithOddBackslash() -> Bool {
+        var count = 0
+        var i = scratch.count - 1
+        while i >= 0 && scratch[i] == 0x5C { count += 1; i -= 1 }
+        return count % 2 == 1
+    }
+
+    private func looksLikeProperty(_ line: PhysicalLine) -> Bool {
+        var i = line.start
+        while i < line.contentEnd {
+            let b = bytes[i]
+            if b == 0x3A || b == 0x3B { return i > line.start }
+            let nameChar = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E || b == 0x5F
+            if !nameChar { return false }
+            i += 1
+        }
+        return false
+    }
+
+    /// The index in `scratch` of the colon that ends name and parameters, outside quotes.
+    private func headerEnd() -> Int? {
+        var inQuotes = false
+        for i in scratch.indices {
+            let b = scratch[i]
+            if b == 0x22 { inQuotes.toggle() } else if b == 0x3A && !inQuotes { return i }
+        }
+        if inQuotes {
+            // An unclosed quote: fall back to the first colon.
+            return scratch.firstIndex(of: 0x3A)
+        }
+        return nil
+    }
+
+    // MARK: - Property lines
+
+    private mutating func parseLogicalLine(firstLine: Int, nestedCard: String?) -> VCardProperty? {
+        let count = scratch.count
+        // Name, with an optional group.
+        var i = 0
+        var groupEnd: Int?
+        while i < count {
+            let b = scratch[i]
+            if b == 0x3A || b == 0x3B { break }
+            if b == 0x2E && groupEnd == nil { groupEnd = i }
+            i += 1
+        }
+        guard i < count else {
+            warn(.missingColon, "line has no ':' between name and value; it was ignored: \(preview(0..<count))",
+                 logical: 0)
+            return nil
+        }
+        let nameStart = groupEnd.map { $0 + 1 } ?? 0
+        if nameStart == i {
+            warn(.emptyPropertyName, "line has no property name; it was ignored: \(preview(0..<count))", logical: 0)
+            return nil
+        }
+        let group = groupEnd.map { String(decoding: scratch[0..<$0], as: UTF8.self) }
+        let name = String(decoding: scratch[nameStart..<i], as: UTF8.self)
+        if !isValidName(nameStart..<i) || groupEnd.map({ !isValidName(0..<$0) }) == true {
+            warn(.invalidPropertyName, "property name \"\(group.map { $0 + "." } ?? "")\(name)\" has characters names cannot have; it was kept as written",
+                 logical: 0)
+        }
+        // Parameters.
+        var parameters: [VCardParameter] = []
+        while i < count && scratch[i] == 0x3B {
+            i += 1
+            guard let (parameter, next) = parseParameter(at: i) else { return nil }
+            if let parameter { parameters.append(parameter) }
+            i = next
+        }
+        guard i < count, scratch[i] == 0x3A else {
+            warn(.missingColon, "line has no ':' between parameters and value; it was ignored: \(preview(0..<count))", logical: 0)
+            return nil
+        }
+        let valueStart = i + 1
+        var value = decodeValue(valueStart..<count, name: name, parameters: parameters)
+        if let nestedCard {
+            value = TextEscaping.escape(nestedCard.replacingLineEndsWithLF())
+        }
+        let location = locate(logical: 0)
+        return VCardProperty(group: group, name: name, parameters: parameters, rawValue: value,
+                             original: nil, location: location)
+    }
+
+    private func isValidName(_ range: Range<Int>) -> Bool {
+        for k in range {
+            let b = scratch[k]
+            let ok = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D
+            if !ok { return false }
+        }
+        return !range.isEmpty
+    }
+
+    /// Parses one parameter starting at `start`; returns it (or `nil` when it was dropped) and the
+    /// index of the `;` or `:` after it. Returns `nil` when the line cannot be read.
+    private mutating func parseParameter(at start: Int) -> (VCardParameter?, Int)? {
+        let count = scratch.count
+        var i = start
+        while i < count, scratch[i] != 0x3D, scratch[i] != 0x3B, scratch[i] != 0x3A { i += 1 }
+        guard i < count else {
+            warn(.missingColon, "line has no ':' after its parameters; it was ignored", logical: start)
+            return nil
+        }
+        let nameRange = start..<i
+        if scratch[i] != 0x3D {
+            // A parameter without a name (vCard 2.1 `TEL;HOME`) or without a value (`TYPE;`).
+            if nameRange.isEmpty {
+                warn(.emptyParameterValue, "empty parameter (';;' or ';:') was ignored", logical: start)
+                return (nil, i)
+            }
+            let value = String(decoding: scratch[nameRange], as: UTF8.self)
+            let inferred = Self.inferredParameterName(for: value)
+            if version != .v2_1 {
+                warn(.bareParameter, "parameter \"\(value)\" has no name; it was read as \(inferred)=\(value)", logical: start)
+            }
+            return (VCardParameter(name: inferred, values: [value], isNameless: true), i)
+        }
+        let name = String(decoding: scratch[nameRange], as: UTF8.self)
+        if nameRange.isEmpty {
+            warn(.emptyParameterName, "parameter has a value but no name; it was ignored", logical: start)
+        } else if !isValidName(nameRange) {
+            warn(.invalidParameterName, "parameter name \"\(name)\" has characters names cannot have; it was kept", logical: start)
+        }
+        i += 1
+        var values: [String] = []
+        var current: [UInt8] = []
+        var quoted = false
+        let isType = name.equalsIgnoringASCIICase("TYPE")
+        // LABEL, GEO and TZ hold one value that may itself contain commas.
+        let isSingleValued = name.equalsIgnoringASCIICase("LABEL") || name.equalsIgnoringASCIICase("GEO") || name.equalsIgnoringASCIICase("TZ")
+        while i < count {
+            let b = scratch[i]
+            if b == 0x22 {
+                if quoted {
+                    quoted = false
+                } else if current.isEmpty || isType {
+                    quoted = true
+                } else {
+                    current.append(b)
+                }
+                i += 1
+                continue
+            }
+            if !quoted && (b == 0x3B || b == 0x3A) { break }
+            if b == 0x2C && (!quoted || isType) && !isSingleValued {
+                values.append(decodeParameterValue(current))
+                current.removeAll(keepingCapacity: true)
+                i += 1
+                continue
+            }
+            current.append(b)
+            i += 1
+        }
+        if quoted {
+            warn(.unclosedQuote, "parameter \(name) opens a quote that is never closed", logical: start)
+            return nil
+        }
+        values.append(decodeParameterValue(current))
+        if values.count == 1 && values[0].isEmpty {
+            warn(.emptyParameterValue, "parameter \(name) has an empty value", logical: start)
+        }
+        return (nameRange.isEmpty ? nil : VCardParameter(name: name, values: values), i)
+    }
+
+    /// The name vCard 2.1 implies for a parameter written as a bare value.
+    static func inferredParameterName(for value: String) -> String {
+        switch value.asciiUppercased {
+        case "QUOTED-PRINTABLE", "BASE64", "8BIT", "7BIT", "B": "ENCODING"
+        case "INLINE", "URL", "URI", "CONTENT-ID", "CID": "VALUE"
+        default: "TYPE"
+        }
+    }
+
+    /// RFC 6868: `^n` is a line break, `^^` a caret and `^'` a double quote (3.0 and 4.0 only).
+    private func decodeParameterValue(_ raw: [UInt8]) -> String {
+        guard version != .v2_1, raw.contains(0x5E) else { return decodeText(raw[...]) }
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var k = 0
+        while k < raw.count {
+            if raw[k] == 0x5E && k + 1 < raw.count {
+                switch raw[k + 1] {
+                case 0x6E: out.append(0x0A); k += 2; continue
+                case 0x5E: out.append(0x5E); k += 2; continue
+                case 0x27: out.append(0x22); k += 2; continue
+                default: break
+                }
+            }
+            out.append(raw[k])
+            k += 1
+        }
+        return decodeText(out[...])
+    }
+
+    private func decodeText(_ raw: ArraySlice<UInt8>) -> String {
+        if let string = String(validating: raw, as: UTF8.self) { return string }
+        return Charsets.decode(Array(raw), charset: options.fallbackCharset) ?? String(decoding: raw, as: UTF8.self)
+    }
+
+    // MARK: - Values
+
+    private mutating func decodeValue(_ range: Range<Int>, name: String, parameters: [VCardParameter]) -> String {
+        var encodingName: String?
+        var charset: String?
+        for parameter in parameters {
+            if parameter.hasName("ENCODING") { encodingName = parameter.values.first?.asciiUppercased }
+            if parameter.hasName("CHARSET") { charset = parameter.values.first }
+        }
+        if version != .v2_1 && (encodingName == "QUOTED-PRINTABLE" || charset != nil) {
+            warn(.encodingInWrongVersion, "\(encodingName == "QUOTED-PRINTABLE" ? "ENCODING=QUOTED-PRINTABLE" : "CHARSET") is vCard 2.1 syntax in a \(version.rawValue) card; the value was decoded",
+                 logical: 0)
+        }
+        var valueBytes = Array(scratch[range])
+        if encodingName == "QUOTED-PRINTABLE" {
+            let (decoded, ok) = QuotedPrintable.decode(valueBytes)
+            if !ok {
+                warn(.invalidQuotedPrintable, "quoted-printable value has an invalid '=' sequence; it was kept literally", logical: range.lowerBound)
+            }
+            valueBytes = decoded
+        }
+        let kind = PropertyValueKind.of(name)
+        var text: String
+        if let charset, !Charsets.isUTF8(charset) {
+            if let decoded = Charsets.decode(valueBytes, charset: charset) {
+                text = decoded
+            } else {
+                warn(.unknownCharset, "CHARSET=\(charset) is not a charset cardsync knows; the value was read as \(String(validating: valueBytes, as: UTF8.self) != nil ? "UTF-8" : options.fallbackCharset)",
+                     logical: 0)
+                text = decodeText(valueBytes[...])
+            }
+        } else if let valid = String(validating: valueBytes, as: UTF8.self) {
+            text = valid
+        } else {
+            warn(.invalidUTF8, "value is not valid UTF-8 and names no CHARSET; it was read as \(options.fallbackCharset)",
+                 logical: range.lowerBound)
+            text = decodeText(valueBytes[...])
+        }
+        if let offset = scratch[range].firstIndex(where: { $0 < 0x20 && $0 != 0x09 }) {
+            error(.controlCharacter, "value contains a control character (0x\(String(scratch[offset], radix: 16))), which vCard text cannot hold; it was kept",
+                  logical: offset)
+        } else if text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            warn(.controlCharacter, "the decoded value contains a control character; it was kept", logical: range.lowerBound)
+        }
+        if kind == .binary && (encodingName == "BASE64" || encodingName == "B") {
+            text = String(decoding: text.utf8.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
+        }
+        if version == .v2_1 {
+            text = Self.modernize(text, kind: kind)
+        } else if text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+            text = text.replacingLineEndsWithEscapes()
+        }
+        return text
+    }
+
+    /// Rewrites a vCard 2.1 value (literal commas, `\;` only, line breaks from quoted-printable) in
+    /// the escaping of 3.0 and 4.0.
+    static func modernize(_ value: String, kind: PropertyValueKind) -> String {
+        switch kind {
+        case .text, .embeddedCard:
+            return TextEscaping.escape(unescape21(value))
+        case .structured, .structuredText:
+            return split21(value).map { TextEscaping.escape(unescape21($0)) }.joined(separator: ";")
+        case .textList:
+            return split21(value).joined(separator: ";").split(separator: ",", omittingEmptySubsequences: false)
+                .map { TextEscaping.escape(unescape21(String($0))) }.joined(separator: ",")
+        case .uri, .binary, .dateTime, .unknown:
+            return value.replacingLineEndsWithEscapes()
+        }
+    }
+
+    /// vCard 2.1 escapes only `;` (as `\;`); a backslash before anything else is literal.
+    private static func unescape21(_ value: String) -> String {
+        guard value.utf8.contains(0x5C) else { return value }
+        var out: [UInt8] = []
+        var iterator = value.utf8.makeIterator()
+        while let b = iterator.next() {
+            if b == 0x5C {
+                guard let n = iterator.next() else { out.append(b); break }
+                if n == 0x3B { out.append(n) } else if n == 0x5C { out.append(0x5C) } else { out.append(b); out.append(n) }
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func split21(_ value: String) -> [String] {
+        var parts: [String] = []
+        var current: [UInt8] = []
+        var iterator = value.utf8.makeIterator()
+        while let b = iterator.next() {
+            if b == 0x5C {
+                current.append(b)
+                if let n = iterator.next() { current.append(n) }
+            } else if b == 0x3B {
+                parts.append(String(decoding: current, as: UTF8.self))
+                current.removeAll()
+            } else {
+                current.append(b)
+            }
+        }
+        parts.append(String(decoding: current, as: UTF8.self))
+        return parts
+    }
+
+    // MARK: - Card checks
+
+    private mutating func checkCard(_ card: inout VCard, firstLines: [Int]) {
+        func line(of property: Int) -> Int { firstLines[property] }
+        var counts: [String: [Int]] = [:]
+        for (index, property) in card.properties.enumerated() {
+            counts[property.name.asciiUppercased, default: []].append(index)
+        }
+        if version == .v4_0, let first = card.properties.first, !first.hasName("VERSION"), declaredVersion != nil {
+            warn(.versionNotFirst, "VERSION should come right after BEGIN:VCARD in vCard 4.0", line: 0, offset: 0)
+        }
+        if let versions = counts["VERSION"], versions.count > 1 {
+            warn(.duplicateVersion, "card has \(versions.count) VERSION properties; the first was used", line: line(of: versions[1]), offset: 0)
+        }
+        if let uids = counts["UID"], uids.count > 1 {
+            error(.duplicateUID, "card has \(uids.count) UID properties; a card has one identity (remove all but one UID)",
+                  line: line(of: uids[1]), offset: 0)
+        }
+        for name in ["N", "BDAY", "ANNIVERSARY", "GENDER", "KIND", "PRODID", "REV"] {
+            if let found = counts[name], found.count > 1 {
+                warn(.duplicateSingleProperty, "\(name) appears \(found.count) times; it should appear at most once",
+                     line: line(of: found[1]), offset: 0)
+            }
+        }
+        if version != .v2_1 && counts["FN"] == nil {
+            warn(.missingFormattedName, "card has no FN (formatted name), which vCard \(version.rawValue) requires", line: 0, offset: 0)
+        }
+        if version == .v3_0 && counts["N"] == nil {
+            warn(.missingName, "card has no N (structured name), which vCard 3.0 requires", line: 0, offset: 0)
+        }
+        for (index, property) in card.properties.enumerated() {
+            checkProperty(property, line: line(of: index))
+        }
+    }
+
+    private mutating func checkProperty(_ property: VCardProperty, line: Int) {
+        let name = property.name.asciiUppercased
+        if !name.hasPrefix("X-") && !PropertyAvailability.known.contains(name) {
+            warn(.propertyNotInVersion, "\(property.name) is neither a registered property nor an X- extension; it was kept", line: line, offset: 0)
+        }
+        if version == .v4_0 && PropertyAvailability.onlyIn3.contains(name) {
+            warn(.propertyNotInVersion, "\(property.name) is not a vCard 4.0 property; it was kept", line: line, offset: 0)
+        }
+        if version != .v4_0 && PropertyAvailability.onlyIn4.contains(name) && version != .v2_1 {
+            warn(.propertyNotInVersion, "\(property.name) is a vCard 4.0 property in a \(version.rawValue) card; it was kept", line: line, offset: 0)
+        }
+        let expectedComponents: Int? = name == "N" ? 5 : name == "ADR" ? 7 : nil
+        if let expected = expectedComponents, version != .v2_1 {
+            let found = TextEscaping.split(property.rawValue, separator: 0x3B).count
+            if found != expected && !(property.rawValue.isEmpty) {
+                warn(.invalidValue, "\(name) should have \(expected) components separated by ';' but has \(found); missing ones read as empty",
+                     line: line, offset: 0)
+            }
+        }
+        for parameter in property.parameters {
+            checkParameter(parameter, of: name, line: line)
+        }
+        if version == .v3_0 && PropertyValueKind.of(name) == .binary && property.parameter("ENCODING") == nil
+            && property.parameter("VALUE") == nil && !property.rawValue.hasPrefix("data:") {
+            warn(.invalidValue, "\(property.name) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(property.rawValue.contains(":") ? "a URI" : "inline data")",
+                 line: line, offset: 0)
+        }
+    }
+
+    private static let knownParameters: Set<String> = [
+        "TYPE", "VALUE", "ENCODING", "CHARSET", "LANGUAGE", "PREF", "ALTID", "PID", "MEDIATYPE", "CALSCALE",
+        "SORT-AS", "GEO", "TZ", "LABEL", "CONTEXT", "INDEX", "LEVEL", "CC", "AUTHOR", "AUTHOR-NAME", "CREATED",
+        "DERIVED", "PHONETIC", "PROP-ID", "SCRIPT", "SERVICE-TYPE", "USERNAME", "JSPTR",
+    ]
+
+    private static let registeredTypes: [String: Set<String>] = [
+        "TEL": ["home", "msg", "work", "pref", "voice", "fax", "cell", "video", "pager", "bbs", "modem", "car",
+                "isdn", "pcs", "text", "textphone", "main", "other", "iphone", "x-mobile"],
+        "ADR": ["dom", "intl", "postal", "parcel", "home", "work", "pref", "other"],
+        "LABEL": ["dom", "intl", "postal", "parcel", "home", "work", "pref"],
+        "EMAIL": ["internet", "x400", "pref", "home", "work", "other"],
+    ]
+
+    private mutating func checkParameter(_ parameter: VCardParameter, of property: String, line: Int) {
+        let name = parameter.name.asciiUppercased
+        if !parameter.isNameless && !name.hasPrefix("X-") && !Self.knownParameters.contains(name) {
+            warn(.invalidParameterName, "parameter \(parameter.name) is neither registered nor an X- extension; it was kept",
+                 line: line, offset: 0)
+        }
+        if name == "SORT-AS" && parameter.values.contains(where: { $0.contains(";") }) {
+            warn(.invalidParameterValue, "SORT-AS separates its values with ',' not ';'; the value was kept as written", line: line, offset: 0)
+        }
+        if name == "LANGUAGE" {
+            for value in parameter.values where !Self.isLanguageTag(value) {
+                warn(.invalidParameterValue, "LANGUAGE=\(value) is not a language tag (RFC 5646); it was kept", line: line, offset: 0)
+            }
+        }
+        if name == "TYPE" && version == .v3_0, let registered = Self.registeredTypes[property] {
+            for value in parameter.values {
+                let lower = value.asciiLowercased
+                if !registered.contains(lower) && !lower.hasPrefix("x-") {
+                    warn(.invalidParameterValue, "TYPE=\(value) is not a registered type for \(property); it was kept",
+                         line: line, offset: 0)
+                }
+            }
+        }
+    }
+
+    static func isLanguageTag(_ value: String) -> Bool {
+        let parts = value.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (1...8).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    // MARK: - Diagnostics
+
+    private func preview(_ range: Range<Int>) -> String {
+        let text = String(decoding: scratch[range], as: UTF8.self)
+        return text.count > 40 ? String(text.prefix(40)) + "…" : text
+    }
+
+    private func locate(logical offset: Int) -> SourceLocation {
+        var segment = segments.first ?? Segment(logicalStart: 0, line: 0, offsetInLine: 0)
+        for candidate in segments where candidate.logicalStart <= offset { segment = candidate }
+        let line = lines[segment.line]
+        let byteOffset = segment.offsetInLine + (offset - segment.logicalStart)
+        let prefix = bytes[line.start..<min(line.start + byteOffset, line.contentEnd)]
+        let column = String(decoding: prefix, as: UTF8.self).unicodeScalars.count + 1
+        return SourceLocation(source: sourceName, line: line.number, column: column)
+    }
+
+    private mutating func warn(_ code: Diagnostic.Code, _ message: String, logical offset: Int) {
+        diagnostics.append(Diagnostic(severity: .warning, code: code, message: message, location: locate(logical: offset)))
+    }
+
+    private mutating func error(_ code: Diagnostic.Code, _ message: String, logical offset: Int) {
+        diagnostics.append(Diagnostic(severity: .error, code: code, message: message, location: locate(logical: offset)))
+    }
+
+    private mutating func warn(_ code: Diagnostic.Code, _ message: String, line index: Int, offset: Int) {
+        diagnostics.append(Diagnostic(severity: .warning, code: code, message: message,
+                                      location: SourceLocation(source: sourceName, line: lines[index].number, column: offset + 1)))
+    }
+
+    private mutating func error(_ code: Diagnostic.Code, _ message: String, line index: Int, offset: Int) {
+        diagnostics.append(Diagnostic(severity: .error, code: code, message: message,
+                                      location: SourceLocation(source: sourceName, line: lines[index].number, column: offset + 1)))
+    }
+}
+
+extension Collection<UInt8> {
+    /// Whether the bytes contain `literal` (upper-case ASCII), ignoring ASCII case.
+    func containsUppercase(_ literal: String) -> Bool {
+        let needle = Array(literal.utf8)
+        let haystack = Array(self)
+        guard haystack.count >= needle.count else { return false }
+        outer: for start in 0...(haystack.count - needle.count) {
+            for k in 0..<needle.count {
+                var b = haystack[start + k]
+                if b >= 97 && b <= 122 { b -= 32 }
+                if b != needle[k] { continue outer }
+            }
+            return true
+        }
+        return false
+    }
+
+    func startsWithUppercase(_ literal: String) -> Bool {
+        let needle = Array(literal.utf8)
+        var iterator = makeIterator()
+        for expected in needle {
+            guard var b = iterator.next() else { return false }
+            if b >= 97 && b <= 122 { b -= 32 }
+            if b != expected { return false }
+        }
+        return true
+    }
+}
+
+extension String {
+    /// Replaces CRLF, CR and LF with the text escape `\n`.
+    func replacingLineEndsWithEscapes() -> String {
+        guard utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return self }
+        var out: [UInt8] = []
+        var previousCR = false
+        for b in utf8 {
+            if b == 0x0D { out += [0x5C, 0x6E] } else if b == 0x0A { if !previousCR { out += [0x5C, 0x6E] } } else { out.append(b) }
+            previousCR = b == 0x0D
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Replaces CRLF and CR with LF.
+    func replacingLineEndsWithLF() -> String {
+        guard utf8.contains(0x0D) else { return self }
+        var out: [UInt8] = []
+        var previousCR = false
+        for b in utf8 {
+            if b == 0x0D { out.append(0x0A) } else if b == 0x0A { if !previousCR { out.append(0x0A) } } else { out.append(b) }
+            previousCR = b == 0x0D
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,516 @@
+/// A streaming vCard reader: feed it bytes in chunks of any size and take complete cards as they
+/// appear. Memory is bounded by the largest card plus one chunk, not by the input.
+///
+/// ```swift
+/// var parser = VCardParser(sourceName: "contacts.vcf")
+/// for chunk in chunks {
+///     parser.feed(chunk)
+///     while let card = parser.nextCard() { handle(card) }
+/// }
+/// parser.finish()
+/// while let card = parser.nextCard() { handle(card) }
+/// for diagnostic in parser.takeDiagnostics() { print(diagnostic) }
+/// ```
+///
+/// The parser accepts UTF-8 (with or without a byte order mark) and UTF-16 (either byte order,
+/// with or without a byte order mark); CRLF, LF, CR and CR CR LF line ends; and text before,
+/// between and after cards, which it reports. A card that cannot be recovered (no `END`, too
+/// large) is reported as an error and not returned; nothing is returned half-read.
+public struct VCardParser: Sendable {
+    /// The name used in diagnostics.
+    public let sourceName: String
+    /// The reading options.
+    public let options: VCardReadOptions
+
+    private enum State: Sendable {
+        case outside
+        case inCard
+        case skippingComponent(depth: Int)
+        case skippingCard(depth: Int)
+    }
+
+    private enum Encoding: Sendable { case undetermined, utf8, utf16LittleEndian, utf16BigEndian }
+
+    private var buffer: [UInt8] = []
+    private var consumed = 0
+    private var scanPosition = 0
+    private var lineNumber = 1
+    private var state = State.outside
+    private var cardStart = 0
+    private var cardLines: [PhysicalLine] = []
+    private var nestingDepth = 0
+    private var agentOpenedOnLine = false
+    private var ready: [VCard] = []
+    private var readyIndex = 0
+    private var diagnostics: [Diagnostic] = []
+    private var encoding = Encoding.undetermined
+    private var undecoded: [UInt8] = []
+    private var pendingHighSurrogate: UInt16?
+    private var cardsRead = 0
+    private var sawText = false
+    private var inJunkRun = false
+    private var discardingLongLine = false
+    private var isFinished = false
+    private var strictFailure: Diagnostic?
+
+    /// Creates a parser.
+    /// - Parameters:
+    ///   - sourceName: the name diagnostics use for the input (a path, or `-`).
+    ///   - options: lenient (default) or strict reading, and size limits.
+    public init(sourceName: String = "<input>", options: VCardReadOptions = .lenient) {
+        self.sourceName = sourceName
+        self.options = options
+    }
+
+    /// Adds the next chunk of input.
+    public mutating func feed(_ chunk: some Collection<UInt8>) {
+        precondition(!isFinished, "feed(_:) after finish()")
+        if encoding == .undetermined {
+            undecoded.append(contentsOf: chunk)
+            if undecoded.count >= 4 { determineEncoding() }
+            return
+        }
+        appendDecoded(chunk)
+        scan(final: false)
+    }
+
+    /// Marks the end of input: reads the last line and reports a card left without `END`.
+    public mutating func finish() {
+        guard !isFinished else { return }
+        if encoding == .undetermined { determineEncoding() }
+        if !undecoded.isEmpty && encoding != .utf8 {
+            report(.warning, .utf16, "the input ends in the middle of a UTF-16 character; the last byte was ignored",
+                   line: lineNumber, column: 1)
+            undecoded.removeAll()
+        }
+        isFinished = true
+        scan(final: true)
+        switch state {
+        case .inCard:
+            report(.error, .missingEnd,
+                   "card has no END:VCARD before the end of the input; the card was not read (add END:VCARD after its last property)",
+                   line: cardLines.first?.number ?? lineNumber, column: 1)
+        case .skippingComponent, .skippingCard, .outside:
+            break
+        }
+        state = .outside
+        if cardsRead == 0 && !diagnostics.contains(where: { $0.severity == .error }) {
+            if sawText {
+                report(.error, .missingBegin, "no BEGIN:VCARD found: the input holds no vCard", line: 1, column: 1)
+            } else {
+                report(.error, .emptyInput, "the input is empty: it holds no vCard", line: 1, column: 1)
+            }
+        }
+        buffer = []
+    }
+
+    /// The next complete card, or `nil` when none is ready yet.
+    public mutating func nextCard() -> VCard? {
+        guard readyIndex < ready.count else {
+            if !ready.isEmpty { ready.removeAll(keepingCapacity: true); readyIndex = 0 }
+            return nil
+        }
+        let card = ready[readyIndex]
+        readyIndex += 1
+        return card
+    }
+
+    /// Returns and forgets the diagnostics collected so far.
+    public mutating func takeDiagnostics() -> [Diagnostic] {
+        defer { diagnostics.removeAll() }
+        return diagnostics
+    }
+
+    /// The first deviation met in strict mode; reading stops there.
+    public var strictViolation: Diagnostic? { strictFailure }
+
+    // MARK: - Encoding
+
+    private mutating func determineEncoding() {
+        let head = undecoded
+        var skip = 0
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) {
+            encoding = .utf8
+            skip = 3
+            report(.warning, .byteOrderMark, "the input starts with a UTF-8 byte order mark; it was ignored", line: 1, column: 1)
+        } else if head.starts(with: [0xFF, 0xFE]) {
+            encoding = .utf16LittleEndian
+            skip = 2
+        } else if head.starts(with: [0xFE, 0xFF]) {
+            encoding = .utf16BigEndian
+            skip = 2
+        } else if head.count >= 2 && head[0] == 0 && head[1] != 0 {
+            encoding = .utf16BigEndian
+        } else if head.count >= 2 && head[0] != 0 && head[1] == 0 {
+            encoding = .utf16LittleEndian
+        } else {
+            encoding = .utf8
+        }
+        if encoding != .utf8 {
+            report(.warning, .utf16, "the input is UTF-16 (\(encoding == .utf16LittleEndian ? "little" : "big")-endian); it was read as such, and cards are written as UTF-8",
+                   line: 1, column: 1)
+        }
+        let rest = Array(head[skip...])
+        undecoded = []
+        appendDecoded(rest)
+        if !isFinished { scan(final: false) }
+    }
+
+    private mutating func appendDecoded(_ chunk: some Collection<UInt8>) {
+        switch encoding {
+        case .utf8, .undetermined:
+            buffer.append(contentsOf: chunk)
+        case .utf16LittleEndian, .utf16BigEndian:
+            undecoded.append(contentsOf: chunk)
+            let usable = undecoded.count & ~1
+            var index = 0
+            while index < usable {
+                let unit = encoding == .utf16LittleEndian
+                    ? UInt16(undecoded[index]) | UInt16(undecoded[index + 1]) << 8
+                    : UInt16(undecoded[index]) << 8 | UInt16(undecoded[index + 1])
+                index += 2
+                appendUTF16(unit)
+            }
+            undecoded.removeFirst(usable)
+        }
+    }
+
+    private mutating func appendUTF16(_ unit: UInt16) {
+        if let high = pendingHighSurrogate {
+            pendingHighSurrogate = nil
+            if unit >= 0xDC00 && unit <= 0xDFFF {
+                let scalar = 0x10000 + ((UInt32(high) - 0xD800) << 10) + (UInt32(unit) - 0xDC00)
+                appendScalar(scalar)
+                return
+            }
+            appendScalar(0xFFFD)
+        }
+        if unit >= 0xD800 && unit <= 0xDBFF {
+            pendingHighSurrogate = unit
+        } else if unit >= 0xDC00 && unit <= 0xDFFF {
+            appendScalar(0xFFFD)
+        } else {
+            appendScalar(UInt32(unit))
+        }
+    }
+
+    private mutating func appendScalar(_ value: UInt32) {
+        guard let scalar = Unicode.Scalar(value) else { return }
+        if value == 0xFEFF && buffer.isEmpty { return }
+        buffer.append(contentsOf: UTF8.encode(scalar)!)
+    }
+
+    // MARK: - Lines
+
+    private mutating func scan(final: Bool) {
+        while strictFailure == nil {
+            let count = buffer.count
+            var index = scanPosition
+            if discardingLongLine {
+                while index < count && buffer[index] != 0x0A && buffer[index] != 0x0D { index += 1 }
+                if index == count { dropScanned(upTo: count); if !final { return } else { discardingLongLine = false; return } }
+                discardingLongLine = false
+            }
+            // Find the end of the line.
+            var found = false
+            buffer.withUnsafeBufferPointer { p in
+                while index < count {
+                    let b = p[index]
+                    if b == 0x0A || b == 0x0D { found = true; break }
+                    index += 1
+                }
+            }
+            if !found {
+                if count - scanPosition > options.maximumLineBytes {
+                    tooLongLine()
+                    continue
+                }
+                if final && scanPosition < count {
+                    processLine(PhysicalLine(start: scanPosition, contentEnd: count, end: count, number: lineNumber))
+                    scanPosition = count
+                }
+                compact()
+                return
+            }
+            let contentEnd = index
+            var end: Int
+            if buffer[index] == 0x0A {
+                end = index + 1
+            } else if index + 1 < count {
+                if buffer[index + 1] == 0x0A {
+                    end = index + 2
+                } else if buffer[index + 1] == 0x0D {
+                    if index + 2 < count {
+                        end = buffer[index + 2] == 0x0A ? index + 3 : index + 1
+                    } else if final {
+                        end = index + 1
+                    } else {
+                        compact()
+                        return
+                    }
+                } else {
+                    end = index + 1
+                }
+            } else if final {
+                end = index + 1
+            } else {
+                compact()
+                return
+            }
+            if contentEnd - scanPosition > options.maximumLineBytes {
+                scanPosition = end
+                lineNumber += 1
+                tooLongLine(alreadySkipped: true)
+                continue
+            }
+            let line = PhysicalLine(start: scanPosition, contentEnd: contentEnd, end: end, number: lineNumber)
+            scanPosition = end
+            lineNumber += 1
+            processLine(line)
+        }
+    }
+
+    private mutating func tooLongLine(alreadySkipped: Bool = false) {
+        report(.error, .limitExceeded,
+               "line is longer than \(options.maximumLineBytes) bytes; \(stateIsCard ? "its card was skipped" : "it was skipped")",
+               line: lineNumber, column: 1)
+        if !alreadySkipped {
+            discardingLongLine = true
+            dropScanned(upTo: buffer.count)
+        }
+        if case .inCard = state {
+            state = .skippingCard(depth: nestingDepth)
+            cardLines.removeAll()
+        }
+    }
+
+    private var stateIsCard: Bool {
+        if case .inCard = state { return true }
+        return false
+    }
+
+    private mutating func dropScanned(upTo position: Int) {
+        scanPosition = position
+        if case .inCard = state { return }
+        consumed = position
+        compact()
+    }
+
+    private mutating func compact() {
+        let keepFrom: Int
+        if case .inCard = state { keepFrom = cardStart } else { keepFrom = consumed < scanPosition ? scanPosition : consumed }
+        guard keepFrom > 0, keepFrom >= 65_536 || keepFrom == buffer.count else { return }
+        guard keepFrom * 2 >= buffer.count || keepFrom == buffer.count else { return }
+        buffer.removeFirst(keepFrom)
+        scanPosition -= keepFrom
+        consumed = max(0, consumed - keepFrom)
+        if case .inCard = state {
+            cardStart -= keepFrom
+            for i in cardLines.indices {
+                cardLines[i].start -= keepFrom
+                cardLines[i].contentEnd -= keepFrom
+                cardLines[i].end -= keepFrom
+            }
+        }
+    }
+
+    // MARK: - Structure
+
+    private enum Marker { case beginCard, endCard, beginOther, endOther, none }
+
+    private func marker(of line: PhysicalLine) -> (Marker, grouped: Bool) {
+        buffer.withUnsafeBufferPointer { p in
+            var start = line.start
+            var end = line.contentEnd
+            while end > start && (p[end - 1] == 0x20 || p[end - 1] == 0x09) { end -= 1 }
+            var grouped = false
+            // An optional group prefix: "home.begin:vcard".
+            var k = start
+            while k < end && k - start < 64 {
+                let b = p[k]
+                if b == 0x2E {
+                    if k == start { return (.none, false) }
+                    grouped = true
+                    start = k + 1
+                    break
+                }
+                if b == 0x3A || b == 0x3B { break }
+                k += 1
+            }
+            if p.matchesUppercase("BEGIN:", at: start, end: end) {
+                if p.matchesUppercase("BEGIN:VCARD", at: start, end: end) && end - start == 11 { return (.beginCard, grouped) }
+                return (.beginOther, grouped)
+            }
+            if p.matchesUppercase("END:", at: start, end: end) {
+                if p.matchesUppercase("END:VCARD", at: start, end: end) && end - start == 9 { return (.endCard, grouped) }
+                return (.endOther, grouped)
+            }
+            return (.none, grouped)
+        }
+    }
+
+    private func isBlank(_ line: PhysicalLine) -> Bool {
+        for i in line.start..<line.contentEnd where buffer[i] != 0x20 && buffer[i] != 0x09 { return false }
+        return true
+    }
+
+    private mutating func processLine(_ line: PhysicalLine) {
+        switch state {
+        case .outside:
+            let (mark, grouped) = marker(of: line)
+            switch mark {
+            case .beginCard:
+                if grouped {
+                    report(.warning, .groupedBegin, "BEGIN:VCARD carries a group prefix; the prefix was ignored", line: line.number, column: 1)
+                }
+                state = .inCard
+                agentOpenedOnLine = false
+                cardStart = line.start
+                cardLines = [line]
+                nestingDepth = 0
+                inJunkRun = false
+            case .beginOther:
+                report(.warning, .otherComponent, "skipping a component that is not a vCard: \(text(of: line))", line: line.number, column: 1)
+                state = .skippingComponent(depth: 1)
+                consumed = line.end
+            case .endCard:
+                report(.error, .unexpectedEnd, "END:VCARD without a BEGIN:VCARD before it; the lines before it were not read as a card",
+                       line: line.number, column: 1)
+                sawText = true
+                consumed = line.end
+            case .endOther, .none:
+                if !isBlank(line) {
+                    sawText = true
+                    if !inJunkRun {
+                        report(.warning, .textOutsideCard, "text outside a vCard was ignored: \(text(of: line).prefix(60))",
+                               line: line.number, column: 1)
+                        inJunkRun = true
+                    }
+                }
+                consumed = line.end
+            }
+        case .skippingComponent(let depth):
+            let (mark, _) = marker(of: line)
+            switch mark {
+            case .beginOther, .beginCard: state = .skippingComponent(depth: depth + 1)
+            case .endOther, .endCard: state = depth == 1 ? .outside : .skippingComponent(depth: depth - 1)
+            case .none: break
+            }
+            consumed = line.end
+        case .skippingCard(let depth):
+            let (mark, _) = marker(of: line)
+            switch mark {
+            case .beginCard: state = .skippingCard(depth: depth + 1)
+            case .endCard: state = depth == 0 ? .outside : .skippingCard(depth: depth - 1)
+            default: break
+            }
+            consumed = line.end
+        case .inCard:
+            let (mark, _) = marker(of: line)
+            switch mark {
+            case .beginCard:
+                agentOpenedOnLine = false
+                if nestingDepth > 0 || previousLineOpensAgent() {
+                    nestingDepth += 1
+                    cardLines.append(line)
+                } else {
+                    report(.error, .missingEnd,
+                           "card has no END:VCARD before the next BEGIN:VCARD; the card was not read (add END:VCARD after its last property)",
+                           line: cardLines.first?.number ?? line.number, column: 1)
+                    cardStart = line.start
+                    cardLines = [line]
+                }
+            case .endCard:
+                if agentOpenedOnLine { nestingDepth += 1 }
+                agentOpenedOnLine = false
+                cardLines.append(line)
+                if nestingDepth > 0 {
+                    nestingDepth -= 1
+                } else {
+                    completeCard()
+                }
+            default:
+                if agentOpenedOnLine && !(line.contentEnd > line.start && (buffer[line.start] == 0x20 || buffer[line.start] == 0x09)) {
+                    // `AGENT:BEGIN:VCARD` followed by unindented lines: a nested 2.1 card.
+                    nestingDepth += 1
+                }
+                agentOpenedOnLine = agentLineOpensCard(line)
+                cardLines.append(line)
+                if line.end - cardStart > options.maximumCardBytes {
+                    report(.error, .limitExceeded,
+                           "card is larger than \(options.maximumCardBytes) bytes; it was skipped",
+                           line: cardLines.first?.number ?? line.number, column: 1)
+                    state = .skippingCard(depth: nestingDepth)
+                    cardLines.removeAll()
+                    consumed = line.end
+                }
+            }
+        }
+    }
+
+    /// `AGENT:` with an empty value, right before a nested `BEGIN:VCARD` (vCard 2.1).
+    private func previousLineOpensAgent() -> Bool {
+        guard let last = cardLines.last, cardLines.count > 1 else { return false }
+        return buffer.withUnsafeBufferPointer { p in
+            var s = last.start
+            if let dot = (s..<last.contentEnd).first(where: { p[$0] == 0x2E || p[$0] == 0x3A || p[$0] == 0x3B }), p[dot] == 0x2E { s = dot + 1 }
+            guard p.matchesUppercase("AGENT", at: s, end: last.contentEnd) else { return false }
+            var e = last.contentEnd
+            while e > s && (p[e - 1] == 0x20 || p[e - 1] == 0x09) { e -= 1 }
+            return e > s && p[e - 1] == 0x3A
+        }
+    }
+
+    /// `AGENT:BEGIN:VCARD` on one line opens a nested card.
+    private func agentLineOpensCard(_ line: PhysicalLine) -> Bool {
+        buffer.withUnsafeBufferPointer { p in
+            guard p.matchesUppercase("AGENT", at: line.start, end: line.contentEnd) else { return false }
+            var e = line.contentEnd
+            while e > line.start && (p[e - 1] == 0x20 || p[e - 1] == 0x09) { e -= 1 }
+            return e - line.start >= 17 && p.matchesUppercase(":BEGIN:VCARD", at: e - 12, end: e)
+        }
+    }
+
+    private mutating func completeCard() {
+        state = .outside
+        let endLine = cardLines[cardLines.count - 1]
+        consumed = endLine.end
+        inJunkRun = false
+        cardsRead += 1
+        if cardsRead > options.maximumCards {
+            if cardsRead == options.maximumCards + 1 {
+                report(.error, .limitExceeded, "more than \(options.maximumCards) cards; the rest were not read",
+                       line: cardLines[0].number, column: 1)
+            }
+            return
+        }
+        let base = cardStart
+        let bytes = Array(buffer[base..<endLine.end])
+        let lines = cardLines.map {
+            PhysicalLine(start: $0.start - base, contentEnd: $0.contentEnd - base, end: $0.end - base, number: $0.number)
+        }
+        cardLines.removeAll(keepingCapacity: true)
+        var cardParser = CardParser(bytes: bytes, lines: lines, sourceName: sourceName, options: options)
+        let card = cardParser.parse()
+        for diagnostic in cardParser.diagnostics { record(diagnostic) }
+        if let card, strictFailure == nil { ready.append(card) }
+    }
+
+    private func text(of line: PhysicalLine) -> String {
+        String(decoding: buffer[line.start..<line.contentEnd], as: UTF8.self)
+    }
+
+    private mutating func report(_ severity: Diagnostic.Severity, _ code: Diagnostic.Code, _ message: String, line: Int, column: Int) {
+        record(Diagnostic(severity: severity, code: code, message: message,
+                          location: SourceLocation(source: sourceName, line: line, column: column)))
+    }
+
+    private mutating func record(_ diagnostic: Diagnostic) {
+        var diagnostic = diagnostic
+        if options.isStrict {
+            diagnostic.severity = .error
+            if strictFailure == nil { strictFailure = diagnostic }
+        }
+        diagnostics.append(diagnostic)
+    }
+}

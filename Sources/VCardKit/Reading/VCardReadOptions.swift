@@ -1,0 +1,31 @@
+/// How ``VCardParser`` and ``VCardReader`` read input.
+public struct VCardReadOptions: Sendable, Hashable {
+    /// Lenient reading (the default) repairs what it can and reports warnings; strict reading
+    /// stops at the first deviation from the RFCs.
+    public var isStrict: Bool
+    /// The largest card, in bytes, that is read; a larger one is reported and skipped.
+    /// The default, 8 MB, matches CouchDB's document size limit.
+    public var maximumCardBytes: Int
+    /// The longest physical line, in bytes; a longer one is reported and its card skipped.
+    public var maximumLineBytes: Int
+    /// The most cards read from one input; the rest are reported and not read.
+    public var maximumCards: Int
+    /// The charset used for bytes that are not valid UTF-8 when no `CHARSET` parameter names one.
+    public var fallbackCharset: String
+
+    /// Creates options; the defaults suit real-world exports.
+    public init(isStrict: Bool = false, maximumCardBytes: Int = 8 * 1024 * 1024,
+                maximumLineBytes: Int = 8 * 1024 * 1024, maximumCards: Int = 10_000_000,
+                fallbackCharset: String = "WINDOWS-1252") {
+        self.isStrict = isStrict
+        self.maximumCardBytes = maximumCardBytes
+        self.maximumLineBytes = maximumLineBytes
+        self.maximumCards = maximumCards
+        self.fallbackCharset = fallbackCharset
+    }
+
+    /// The default, lenient options.
+    public static let lenient = VCardReadOptions()
+    /// Strict options: every deviation is an error.
+    public static let strict = VCardReadOptions(isStrict: true)
+}

@@ -1,0 +1,95 @@
+/// Escaping of text values in vCard 3.0 and 4.0 (RFC 6350 §3.4, RFC 2426 §5).
+///
+/// In a value, `\\` is a backslash, `\n` or `\N` a line break, `\,` a comma and `\;` a semicolon.
+/// Unescaped `;` separates the components of structured values (N, ADR, ORG, …) and unescaped `,`
+/// separates the items of lists (CATEGORIES, NICKNAME, and components of N and ADR).
+public enum TextEscaping {
+    /// Escapes backslash, newline, comma and semicolon: the form every text value can take.
+    ///
+    /// ```swift
+    /// TextEscaping.escape("a, b; c") // "a\\, b\\; c"
+    /// ```
+    public static func escape(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x0D || $0 == 0x2C || $0 == 0x3B }) else {
+            return text
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 8)
+        var previousWasCR = false
+        for byte in text.utf8 {
+            switch byte {
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x2C: out += [0x5C, 0x2C]
+            case 0x3B: out += [0x5C, 0x3B]
+            case 0x0D: out += [0x5C, 0x6E]
+            case 0x0A: if !previousWasCR { out += [0x5C, 0x6E] }
+            default: out.append(byte)
+            }
+            previousWasCR = byte == 0x0D
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes the escapes of a single text value. An unknown escape such as Apple's `\:` keeps
+    /// the escaped character; unescaped commas and semicolons stay as they are.
+    public static func unescape(_ value: String) -> String {
+        guard value.utf8.contains(0x5C) else { return value }
+        var out: [UInt8] = []
+        out.reserveCapacity(value.utf8.count)
+        var escaping = false
+        for byte in value.utf8 {
+            if escaping {
+                switch byte {
+                case 0x6E, 0x4E: out.append(0x0A)
+                default: out.append(byte)
+                }
+                escaping = false
+            } else if byte == 0x5C {
+                escaping = true
+            } else {
+                out.append(byte)
+            }
+        }
+        if escaping { out.append(0x5C) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Splits a value at unescaped occurrences of `separator` (`;` or `,`) without decoding
+    /// escapes; each part is still escaped text.
+    public static func split(_ value: String, separator: UInt8) -> [String] {
+        var parts: [String] = []
+        var current: [UInt8] = []
+        var escaping = false
+        for byte in value.utf8 {
+            if escaping {
+                current.append(byte)
+                escaping = false
+            } else if byte == 0x5C {
+                current.append(byte)
+                escaping = true
+            } else if byte == separator {
+                parts.append(String(decoding: current, as: UTF8.self))
+                current.removeAll(keepingCapacity: true)
+            } else {
+                current.append(byte)
+            }
+        }
+        parts.append(String(decoding: current, as: UTF8.self))
+        return parts
+    }
+
+    /// Splits a structured value into components, each a list of unescaped items:
+    /// `Doe;John;Philip,Paul;;` gives `[["Doe"], ["John"], ["Philip", "Paul"], [""], [""]]`.
+    public static func components(_ value: String, listsInComponents: Bool = true) -> [[String]] {
+        split(value, separator: 0x3B).map { component in
+            listsInComponents
+                ? split(component, separator: 0x2C).map(unescape)
+                : [unescape(component)]
+        }
+    }
+
+    /// Joins components into a structured value, escaping each item.
+    public static func joinComponents(_ components: [[String]]) -> String {
+        components.map { $0.map(escape).joined(separator: ",") }.joined(separator: ";")
+    }
+}

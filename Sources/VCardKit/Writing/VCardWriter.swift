@@ -1,0 +1,164 @@
+/// Writes cards as vCard 3.0 or 4.0 text: strict, canonical output with CRLF line ends and lines
+/// folded at 75 octets, except that what was read and not edited is written back byte for byte.
+///
+/// ```swift
+/// let writer = VCardWriter(target: .v4_0)
+/// var output: [UInt8] = []
+/// for card in cards { writer.write(card, into: &output) }
+/// ```
+///
+/// - Writing a card in the version it was read in, with no edits, reproduces its bytes exactly.
+///   An edited property is written in canonical form; the others keep theirs.
+/// - Writing a card in another version converts it with ``VersionConverter``, which loses
+///   nothing: what the target version lacks is kept and reported.
+/// - vCard 2.1 is not written: a 2.1 card that is not written back unedited becomes 3.0.
+public struct VCardWriter: Sendable {
+    /// The version to write, or `nil` to write each card in the version it was read in.
+    public var target: VCardVersion?
+    /// Whether unedited cards and properties keep their original bytes (the default). When
+    /// `false`, everything is written in canonical form.
+    public var preservesOriginalFormatting: Bool
+
+    /// Creates a writer.
+    /// - Parameters:
+    ///   - target: `.v3_0` or `.v4_0`; `nil` (the default) keeps each card's own version.
+    ///   - preservesOriginalFormatting: keep the bytes of what was not edited (default `true`).
+    public init(target: VCardVersion? = nil, preservesOriginalFormatting: Bool = true) {
+        precondition(target != .v2_1, "cardsync writes vCard 3.0 and 4.0 only")
+        self.target = target
+        self.preservesOriginalFormatting = preservesOriginalFormatting
+    }
+
+    /// Appends the text of `card` to `output`.
+    /// - Returns: notes about the conversion, such as properties the target version lacks.
+    @discardableResult
+    public func write(_ card: VCard, into output: inout [UInt8]) -> [Diagnostic] {
+        let source = card.sourceVersion ?? card.version
+        let wanted = target ?? source ?? .v4_0
+        if preservesOriginalFormatting && wanted == source {
+            if wanted == .v2_1 {
+                if card.isUnedited {
+                    appendOriginal(card, into: &output)
+                    return []
+                }
+            } else {
+                appendOriginal(card, into: &output)
+                return []
+            }
+        }
+        let writable = wanted == .v2_1 ? .v3_0 : wanted
+        let (converted, notes) = VersionConverter.convert(card, to: writable)
+        appendCanonical(converted, version: writable, into: &output)
+        return notes
+    }
+
+    /// The text of `card` as bytes.
+    public func bytes(for card: VCard) -> [UInt8] {
+        var output: [UInt8] = []
+        write(card, into: &output)
+        return output
+    }
+
+    /// The text of `card` as a string.
+    public func string(for card: VCard) -> String {
+        String(decoding: bytes(for: card), as: UTF8.self)
+    }
+
+    /// The text of several cards, one after another.
+    public func bytes(for cards: some Sequence<VCard>) -> [UInt8] {
+        var output: [UInt8] = []
+        for card in cards { write(card, into: &output) }
+        return output
+    }
+
+    private func appendOriginal(_ card: VCard, into output: inout [UInt8]) {
+        if let begin = card.originalBegin { output.append(contentsOf: begin) } else { output.append(contentsOf: Self.beginLine) }
+        let version = card.sourceVersion ?? .v4_0
+        for property in card.properties {
+            if let original = property.original {
+                output.append(contentsOf: original)
+            } else {
+                Self.appendLine(property, version: version == .v2_1 ? .v3_0 : version, into: &output)
+            }
+        }
+        if let end = card.originalEnd { output.append(contentsOf: end) } else { output.append(contentsOf: Self.endLine) }
+    }
+
+    private func appendCanonical(_ card: VCard, version: VCardVersion, into output: inout [UInt8]) {
+        output.append(contentsOf: Self.beginLine)
+        for property in card.properties {
+            Self.appendLine(property, version: version, into: &output)
+        }
+        output.append(contentsOf: Self.endLine)
+    }
+
+    private static let beginLine = Array("BEGIN:VCARD\r\n".utf8)
+    private static let endLine = Array("END:VCARD\r\n".utf8)
+
+    /// Appends one property in canonical form: upper-case registered names, named parameters
+    /// with RFC 6868 caret encoding and quotes where needed, the value escaped, folded.
+    static func appendLine(_ property: VCardProperty, version: VCardVersion, into output: inout [UInt8]) {
+        var line: [UInt8] = []
+        line.reserveCapacity(property.rawValue.utf8.count + 32)
+        if let group = property.group, !group.isEmpty {
+            line.append(contentsOf: group.utf8)
+            line.append(0x2E)
+        }
+        line.append(contentsOf: canonicalName(property.name).utf8)
+        for parameter in property.parameters where !isTransferParameter(parameter) {
+            line.append(0x3B)
+            line.append(contentsOf: canonicalName(parameter.name).utf8)
+            line.append(0x3D)
+            for (index, value) in parameter.values.enumerated() {
+                if index > 0 { line.append(0x2C) }
+                appendParameterValue(value, into: &line)
+            }
+        }
+        line.append(0x3A)
+        let value = property.rawValue
+        if value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+            line.append(contentsOf: value.replacingLineEndsWithEscapes().utf8)
+        } else {
+            line.append(contentsOf: value.utf8)
+        }
+        LineFolding.appendFolded(line, to: &output)
+    }
+
+    /// `CHARSET` and quoted-printable `ENCODING` describe how a value was transferred; the value
+    /// is decoded when read, so the writer leaves them out.
+    static func isTransferParameter(_ parameter: VCardParameter) -> Bool {
+        if parameter.hasName("CHARSET") { return true }
+        if parameter.hasName("ENCODING") {
+            let value = parameter.values.first?.asciiUppercased ?? ""
+            return value == "QUOTED-PRINTABLE" || value == "8BIT" || value == "7BIT"
+        }
+        return false
+    }
+
+    /// Registered names are written in upper case; extension (`X-`) names keep their case.
+    static func canonicalName(_ name: String) -> String {
+        let upper = name.asciiUppercased
+        return upper.hasPrefix("X-") ? name : upper
+    }
+
+    private static func appendParameterValue(_ value: String, into line: inout [UInt8]) {
+        var needsQuotes = false
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(value.utf8.count)
+        for byte in value.utf8 {
+            switch byte {
+            case 0x5E: encoded += [0x5E, 0x5E]
+            case 0x0A: encoded += [0x5E, 0x6E]
+            case 0x0D: continue
+            case 0x22: encoded += [0x5E, 0x27]
+            case 0x3A, 0x3B, 0x2C: needsQuotes = true; encoded.append(byte)
+            default:
+                if byte < 0x20 && byte != 0x09 { continue }
+                encoded.append(byte)
+            }
+        }
+        if needsQuotes { line.append(0x22) }
+        line.append(contentsOf: encoded)
+        if needsQuotes { line.append(0x22) }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import VCardKit
+
+/// Every file of the real-world corpus (`../shared/corpus/INDEX.tsv`) is read with the outcome
+/// its `expected` column states, written back byte for byte, and converted between versions
+/// without losing a property, parameter or value.
+@Suite struct CorpusConformanceTests {
+    static let textEntries = CorpusIndex.entries.filter(\.isVCardText)
+
+    @Test func corpusIsPresentInCI() {
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            #expect(CorpusIndex.isAvailable, "../shared/corpus/INDEX.tsv is missing: CI must run the corpus conformance tests")
+        }
+    }
+
+    @Test(arguments: textEntries)
+    func readsWithTheOutcomeTheIndexStates(_ entry: CorpusEntry) throws {
+        let bytes = try Array(Data(contentsOf: entry.url))
+        let result = try VCardReader.read(bytes, sourceName: entry.path)
+        let errors = result.diagnostics.filter { $0.severity == .error }
+        let warnings = result.diagnostics.filter { $0.severity == .warning }
+        switch entry.expected {
+        case .valid:
+            #expect(errors.isEmpty, "\(errors)")
+            #expect(result.cards.count == entry.cards)
+        case .lenient:
+            #expect(errors.isEmpty, "\(errors)")
+            #expect(!warnings.isEmpty, "a lenient file must produce at least one warning")
+            #expect(result.cards.count == entry.cards)
+        case .invalid:
+            #expect(!errors.isEmpty, "an invalid file must produce an error")
+            #expect(errors.allSatisfy { $0.location.line >= 1 && $0.location.source == entry.path })
+        }
+    }
+
+    @Test(arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
+    func writesUneditedCardsBackByteForByte(_ entry: CorpusEntry) throws {
+        let bytes = try Array(Data(contentsOf: entry.url))
+        let result = try VCardReader.read(bytes, sourceName: entry.path)
+        let source = CorpusText.utf8Text(of: bytes)
+        var searchFrom = source.startIndex
+        let writer = VCardWriter()
+        for card in result.cards {
+            let written = writer.bytes(for: card)
+            let range = source[searchFrom...].firstRange(of: written)
+            #expect(range != nil, "card at \(card.location.map(\.description) ?? "?") was not written back as read:\n\(String(decoding: written, as: UTF8.self))")
+            if let range { searchFrom = range.upperBound }
+        }
+    }
+
+    @Test(arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
+    func convertsBetweenVersionsWithoutLoss(_ entry: CorpusEntry) throws {
+        let bytes = try Array(Data(contentsOf: entry.url))
+        let cards = try VCardReader.read(bytes, sourceName: entry.path).cards
+        let to4 = VCardWriter(target: .v4_0, preservesOriginalFormatting: false)
+        let to3 = VCardWriter(target: .v3_0, preservesOriginalFormatting: false)
+        for card in cards {
+            let original = CanonicalForm.properties(of: card)
+            let first4 = to4.bytes(for: card)
+            let read4 = try #require(try VCardReader.read(first4).cards.first)
+            let second3 = to3.bytes(for: read4)
+            let read3 = try #require(try VCardReader.read(second3).cards.first)
+            let third4 = to4.bytes(for: read3)
+            let read4Again = try #require(try VCardReader.read(third4).cards.first)
+            #expect(String(decoding: third4, as: UTF8.self) == String(decoding: first4, as: UTF8.self))
+            #expect(CanonicalForm.properties(of: read4) == original, "4.0 conversion changed: \(Self.difference(original, CanonicalForm.properties(of: read4)))")
+            #expect(CanonicalForm.properties(of: read3) == original, "3.0 conversion changed: \(Self.difference(original, CanonicalForm.properties(of: read3)))")
+            #expect(CanonicalForm.properties(of: read4Again) == original)
+        }
+    }
+
+    static func difference(_ a: [CanonicalProperty], _ b: [CanonicalProperty]) -> String {
+        let onlyA = a.filter { !b.contains($0) }.map(\.description)
+        let onlyB = b.filter { !a.contains($0) }.map(\.description)
+        return "lost \(onlyA) added \(onlyB)"
+    }
+}
+
+/// The corpus file as UTF-8, the way the reader sees it (UTF-16 transcoded, BOM removed).
+enum CorpusText {
+    static func utf8Text(of bytes: [UInt8]) -> [UInt8] {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return Array(bytes.dropFirst(3)) }
+        let littleEndian = bytes.starts(with: [0xFF, 0xFE]) || (bytes.count > 1 && bytes[0] != 0 && bytes[1] == 0)
+        let bigEndian = bytes.starts(with: [0xFE, 0xFF]) || (bytes.count > 1 && bytes[0] == 0 && bytes[1] != 0)
+        guard littleEndian || bigEndian else { return bytes }
+        var units: [UInt16] = []
+        var index = 0
+        while index + 1 < bytes.count {
+            units.append(littleEndian ? UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8
+                                      : UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]))
+            index += 2
+        }
+        if units.first == 0xFEFF { units.removeFirst() }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
+    }
+}
