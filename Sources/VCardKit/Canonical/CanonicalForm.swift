@@ -53,7 +53,7 @@ public enum CanonicalForm {
         var result: [CanonicalProperty] = []
         result.reserveCapacity(card.properties.count)
         for property in card.properties {
-            let name = property.name.asciiUppercased
+            let name = property.traits.upperName
             if exclusions.names.contains(name) { continue }
             canonicalize(property, name: name, into: &result)
         }
@@ -62,7 +62,7 @@ public enum CanonicalForm {
     }
 
     private static func canonicalize(_ property: VCardProperty, name: String, into result: inout [CanonicalProperty]) {
-        let kind = PropertyValueKind.of(name)
+        let kind = property.traits.kind
         var parameters: [(String, [String])] = []
         var mediaTypeFromType: String?
         var isBase64 = false

@@ -28,9 +28,9 @@ public enum VersionConverter {
             case .v3_0: convertTo3(&property, into: &properties)
             case .v2_1: break
             }
-            let upper = property.name.asciiUppercased
-            let lacking = target == .v4_0 ? PropertyAvailability.onlyIn3 : PropertyAvailability.onlyIn4
-            if lacking.contains(upper) && !(target == .v4_0 && upper == "LABEL") {
+            let traits = property.traits
+            let lacking = target == .v4_0 ? traits.isOnlyIn3 : traits.isOnlyIn4
+            if lacking && !(target == .v4_0 && traits.upperName == "LABEL") {
                 notes.append(note(for: property, card: card, target: target))
             }
             properties.append(property)
@@ -44,10 +44,15 @@ public enum VersionConverter {
         return (result, notes)
     }
 
+    /// Where a property was read, for notes: its line in the card's input.
+    static func location(of property: VCardProperty, in card: VCard) -> SourceLocation {
+        SourceLocation(source: card.location?.source ?? "<card>", line: property.line ?? card.location?.line ?? 0, column: 1)
+    }
+
     private static func note(for property: VCardProperty, card: VCard, target: VCardVersion) -> Diagnostic {
         Diagnostic(severity: .warning, code: .propertyNotInVersion,
                    message: "\(property.name) is not a vCard \(target.rawValue) property; it was kept as it is",
-                   location: property.location ?? card.location ?? SourceLocation(source: "<card>", line: 0, column: 0))
+                   location: location(of: property, in: card))
     }
 
     /// Names every parameter, drops transfer encodings, and folds vCard 2.1 spellings into 3.0 ones.
@@ -94,7 +99,7 @@ public enum VersionConverter {
                 property.parameters.insert(VCardParameter(name: "PREF", value: "1"), at: index + 1)
             }
         }
-        let kind = PropertyValueKind.of(property.name)
+        let kind = property.traits.kind
         if kind == .binary, let encoding = property.parameter("ENCODING"), encoding.values.first == "b" {
             var mediaType = "application/octet-stream"
             if let typeIndex = property.parameters.firstIndex(where: { $0.hasName("TYPE") }) {
@@ -140,7 +145,7 @@ public enum VersionConverter {
             } else {
                 notes.append(Diagnostic(severity: .warning, code: .propertyNotInVersion,
                                         message: "LABEL has no matching ADR to attach to; it was kept as a LABEL property, which vCard 4.0 does not define",
-                                        location: label.location ?? card.location ?? SourceLocation(source: "<card>", line: 0, column: 0)))
+                                        location: location(of: label, in: card)))
             }
         }
         return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
@@ -152,7 +157,7 @@ public enum VersionConverter {
         if let index = property.parameters.firstIndex(where: { $0.hasName("PREF") }), property.parameters[index].values == ["1"] {
             property.parameters[index] = VCardParameter(name: "TYPE", value: "pref")
         }
-        let kind = PropertyValueKind.of(property.name)
+        let kind = property.traits.kind
         if kind == .binary, let (mediaType, base64) = dataURI(property.rawValue) {
             property.removeParameter("VALUE")
             property.removeParameter("MEDIATYPE")
@@ -170,7 +175,7 @@ public enum VersionConverter {
             var labelProperty = VCardProperty(group: property.group, name: "LABEL",
                                               parameters: property.parameters.filter { $0.hasName("TYPE") },
                                               text: label.values.joined(separator: ","))
-            labelProperty.location = property.location
+            labelProperty.line = property.line
             properties.append(property)
             property = labelProperty
         }

@@ -11,7 +11,12 @@ public struct VCardProperty: Sendable {
     /// The group label (`item1` in `item1.EMAIL`), or `nil`.
     public var group: String? { didSet { original = nil } }
     /// The property name with its case as written; compare with ``hasName(_:)``.
-    public var name: String { didSet { original = nil } }
+    public var name: String {
+        didSet {
+            original = nil
+            traits = PropertyTraits.of(name)
+        }
+    }
     /// The parameters, in order.
     public var parameters: [VCardParameter] { didSet { original = nil } }
     /// The value in vCard 3.0/4.0 escaping, unfolded and decoded to Unicode.
@@ -20,8 +25,10 @@ public struct VCardProperty: Sendable {
     /// The bytes the property was read from (its physical lines with their line ends, and any
     /// blank or unreadable lines that followed it), kept for byte-exact write-back.
     public internal(set) var original: ArraySlice<UInt8>?
-    /// Where the property starts in its input, when it was read from one.
-    public internal(set) var location: SourceLocation?
+    /// The 1-based line where the property starts in its input, when it was read from one.
+    public internal(set) var line: Int?
+    /// What cardsync knows about the name, computed when the name is set.
+    internal private(set) var traits: PropertyTraits
 
     /// Creates a property.
     ///
@@ -35,7 +42,8 @@ public struct VCardProperty: Sendable {
         self.parameters = parameters
         self.rawValue = rawValue
         self.original = nil
-        self.location = nil
+        self.line = nil
+        self.traits = PropertyTraits.of(name)
     }
 
     /// Creates a text property from an unescaped value: `VCardProperty(name: "NOTE", text: "a, b")`.
@@ -43,15 +51,19 @@ public struct VCardProperty: Sendable {
         self.init(group: group, name: name, parameters: parameters, rawValue: TextEscaping.escape(text))
     }
 
-    init(group: String?, name: String, parameters: [VCardParameter], rawValue: String,
-         original: ArraySlice<UInt8>?, location: SourceLocation?) {
+    init(group: String?, name: String, traits: PropertyTraits, parameters: [VCardParameter], rawValue: String,
+         original: ArraySlice<UInt8>?, line: Int?) {
         self.group = group
         self.name = name
         self.parameters = parameters
         self.rawValue = rawValue
         self.original = original
-        self.location = location
+        self.line = line
+        self.traits = traits
     }
+
+    /// The value kind of this property.
+    public var valueKind: PropertyValueKind { traits.kind }
 
     /// Whether the property's name equals `other`, ignoring ASCII case.
     public func hasName(_ other: String) -> Bool {

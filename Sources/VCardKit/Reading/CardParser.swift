@@ -110,13 +110,7 @@ struct CardParser {
                 return nil
             }
             if let found, declaredVersion == nil { declaredVersion = found }
-            if !sawTwoOneSyntax {
-                let content = bytes[line.start..<line.contentEnd]
-                if content.firstRange(of: Array("QUOTED-PRINTABLE".utf8)) != nil
-                    || content.firstRange(of: Array("CHARSET=".utf8)) != nil {
-                    sawTwoOneSyntax = true
-                }
-            }
+            if !sawTwoOneSyntax && headerMentions21Syntax(line) { sawTwoOneSyntax = true }
         }
         switch declaredVersion {
         case "2.1"?: version = .v2_1
@@ -129,6 +123,24 @@ struct CardParser {
         case nil:
             version = sawTwoOneSyntax ? .v2_1 : .v3_0
             warn(.missingVersion, "card has no VERSION; it was read as \(version.rawValue)", line: 0, offset: 0)
+        }
+    }
+
+    /// Whether the name and parameters of a line (up to its first ':') use vCard 2.1 syntax.
+    private func headerMentions21Syntax(_ line: PhysicalLine) -> Bool {
+        bytes.withUnsafeBufferPointer { p in
+            var k = line.start
+            while k < line.contentEnd && p[k] != 0x3A {
+                if p[k] == 0x3B {
+                    if p.matchesUppercase("QUOTED-PRINTABLE", at: k + 1, end: line.contentEnd)
+                        || p.matchesUppercase("ENCODING=QUOTED-PRINTABLE", at: k + 1, end: line.contentEnd)
+                        || p.matchesUppercase("CHARSET=", at: k + 1, end: line.contentEnd) {
+                        return true
+                    }
+                }
+                k += 1
+            }
+            return false
         }
     }
 
@@ -189,8 +201,8 @@ struct CardParser {
             break
         }
         let header = headerEnd()
-        let headerBytes = scratch[0..<(header ?? scratch.count)]
-        let isQuotedPrintable = headerBytes.containsUppercase("QUOTED-PRINTABLE")
+        let flags = headerFlags(upTo: header ?? scratch.count)
+        let isQuotedPrintable = flags.isQuotedPrintable
         // Quoted-printable soft line breaks: "=" at the end, the next line continues (with or
         // without leading white space, which then belongs to the value).
         if isQuotedPrintable {
@@ -201,7 +213,7 @@ struct CardParser {
             }
         }
         // vCard 2.1 base64 blocks whose continuation lines are not indented; a blank line ends them.
-        let isBase64 = headerBytes.containsUppercase("BASE64") || headerBytes.containsUppercase("ENCODING=B")
+        let isBase64 = flags.isBase64
         if isBase64 {
             while next < last, isBase64Line(lines[next]) {
                 append(line: next, from: lines[next].start)
@@ -221,8 +233,8 @@ struct CardParser {
         }
         // vCard 2.1 AGENT with an embedded card on the following lines.
         var nested: String?
-        if next < last, scratch.count > 12, scratch.suffix(12).startsWithUppercase(":BEGIN:VCARD"),
-           scratch.startsWithUppercase("AGENT") || scratch.containsUppercase(".AGENT"), !startsWithWhitespace(lines[next]) {
+        if flags.isAgent, next < last, scratch.count > 12, scratch.suffix(12).startsWithUppercase(":BEGIN:VCARD"),
+           !startsWithWhitespace(lines[next]) {
             // `AGENT:BEGIN:VCARD` with the embedded card's other lines unindented (vCard 2.1).
             var depth = 1
             var k = next
@@ -236,7 +248,7 @@ struct CardParser {
             scratch.removeLast(11)
             nested = text
             next = k
-        } else if next < last, scratch.last == 0x3A, scratch.startsWithUppercase("AGENT") || scratch.containsUppercase(".AGENT"),
+        } else if flags.isAgent, next < last, scratch.last == 0x3A,
            bytes.withUnsafeBufferPointer({ $0.matchesUppercase("BEGIN:VCARD", at: lines[next].start, end: lines[next].contentEnd) }) {
             var depth = 0
             var k = next
@@ -256,6 +268,38 @@ struct CardParser {
         return (next, nested)
     }
 
+    /// What the name and parameters say about how the value continues.
+    private struct HeaderFlags {
+        var isQuotedPrintable = false
+        var isBase64 = false
+        var isAgent = false
+    }
+
+    private func headerFlags(upTo end: Int) -> HeaderFlags {
+        scratch.withUnsafeBufferPointer { p in
+            var flags = HeaderFlags()
+            var nameStart = 0
+            var k = 0
+            while k < end {
+                let b = p[k]
+                if b == 0x2E && nameStart == 0 { nameStart = k + 1 }
+                if b == 0x3B { break }
+                k += 1
+            }
+            flags.isAgent = p.matchesUppercase("AGENT", at: nameStart, end: end) && (k == nameStart + 5 || end == nameStart + 5)
+            while k < end {
+                if p[k] == 0x3B || p[k] == 0x3D {
+                    let s = k + 1
+                    if p.matchesUppercase("QUOTED-PRINTABLE", at: s, end: end) { flags.isQuotedPrintable = true }
+                    if p.matchesUppercase("BASE64", at: s, end: end) { flags.isBase64 = true }
+                    if p.matchesUppercase("B", at: s, end: end) && (s + 1 == end || p[s + 1] == 0x3B || p[s + 1] == 0x3A) { flags.isBase64 = true }
+                }
+                k += 1
+            }
+            return flags
+        }
+    }
+
     private mutating func append(line index: Int, from start: Int) {
         segments.append(Segment(logicalStart: scratch.count, line: index, offsetInLine: start - lines[index].start))
         scratch.append(contentsOf: bytes[start..<lines[index].contentEnd])
@@ -267,8 +311,7 @@ struct CardParser {
         var start = line.start + 1
         if base64Block {
             // vCard 2.1 folds at existing white space, sometimes with several spaces; base64 ignores them all.
-            let header = scratch[0..<(headerEnd() ?? scratch.count)]
-            if header.containsUppercase("BASE64") || header.containsUppercase("ENCODING=B") {
+            if headerFlags(upTo: headerEnd() ?? scratch.count).isBase64 {
                 while start < line.contentEnd && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
             }
         }
@@ -348,6 +391,7 @@ struct CardParser {
         }
         let group = groupEnd.map { String(decoding: scratch[0..<$0], as: UTF8.self) }
         let name = String(decoding: scratch[nameStart..<i], as: UTF8.self)
+        let traits = PropertyTraits.of(name)
         if !isValidName(nameStart..<i) || groupEnd.map({ !isValidName(0..<$0) }) == true {
             warn(.invalidPropertyName, "property name \"\(group.map { $0 + "." } ?? "")\(name)\" has characters names cannot have; it was kept as written",
                  logical: 0)
@@ -365,13 +409,12 @@ struct CardParser {
             return nil
         }
         let valueStart = i + 1
-        var value = decodeValue(valueStart..<count, name: name, parameters: parameters)
+        var value = decodeValue(valueStart..<count, traits: traits, parameters: parameters)
         if let nestedCard {
             value = TextEscaping.escape(nestedCard.replacingLineEndsWithLF())
         }
-        let location = locate(logical: 0)
-        return VCardProperty(group: group, name: name, parameters: parameters, rawValue: value,
-                             original: nil, location: location)
+        return VCardProperty(group: group, name: name, traits: traits, parameters: parameters, rawValue: value,
+                             original: nil, line: lines[firstLine].number)
     }
 
     private func isValidName(_ range: Range<Int>) -> Bool {
@@ -491,7 +534,23 @@ struct CardParser {
 
     // MARK: - Values
 
-    private mutating func decodeValue(_ range: Range<Int>, name: String, parameters: [VCardParameter]) -> String {
+    private mutating func decodeValue(_ range: Range<Int>, traits: PropertyTraits, parameters: [VCardParameter]) -> String {
+        if version != .v2_1 && !parameters.contains(where: { $0.hasName("ENCODING") || $0.hasName("CHARSET") }) {
+            // The common case: UTF-8 text that needs no decoding.
+            let (control, nonASCII) = scratch.withUnsafeBufferPointer { p -> (Int?, Bool) in
+                var nonASCII = false
+                for k in range {
+                    let b = p[k]
+                    if b < 0x20 && b != 0x09 { return (k, nonASCII) }
+                    if b >= 0x80 { nonASCII = true }
+                }
+                return (nil, nonASCII)
+            }
+            if control == nil {
+                if !nonASCII { return String(decoding: scratch[range], as: UTF8.self) }
+                if let valid = String(validating: scratch[range], as: UTF8.self) { return valid }
+            }
+        }
         var encodingName: String?
         var charset: String?
         for parameter in parameters {
@@ -510,7 +569,7 @@ struct CardParser {
             }
             valueBytes = decoded
         }
-        let kind = PropertyValueKind.of(name)
+        let kind = traits.kind
         var text: String
         if let charset, !Charsets.isUTF8(charset) {
             if let decoded = Charsets.decode(valueBytes, charset: charset) {
@@ -599,64 +658,84 @@ struct CardParser {
 
     private mutating func checkCard(_ card: inout VCard, firstLines: [Int]) {
         func line(of property: Int) -> Int { firstLines[property] }
-        var counts: [String: [Int]] = [:]
+        var versions: [Int] = []
+        var uids: [Int] = []
+        var hasFN = false
+        var hasN = false
+        var singulars: [String: [Int]] = [:]
         for (index, property) in card.properties.enumerated() {
-            counts[property.name.asciiUppercased, default: []].append(index)
+            let traits = property.traits
+            switch traits.upperName {
+            case "VERSION": versions.append(index)
+            case "UID": uids.append(index)
+            case "FN": hasFN = true
+            case "N": hasN = true; singulars["N", default: []].append(index)
+            default:
+                if traits.isSingular { singulars[traits.upperName, default: []].append(index) }
+            }
+            checkProperty(property, line: index)
         }
         if version == .v4_0, let first = card.properties.first, !first.hasName("VERSION"), declaredVersion != nil {
             warn(.versionNotFirst, "VERSION should come right after BEGIN:VCARD in vCard 4.0", line: 0, offset: 0)
         }
-        if let versions = counts["VERSION"], versions.count > 1 {
+        if versions.count > 1 {
             warn(.duplicateVersion, "card has \(versions.count) VERSION properties; the first was used", line: line(of: versions[1]), offset: 0)
         }
-        if let uids = counts["UID"], uids.count > 1 {
+        if uids.count > 1 {
             error(.duplicateUID, "card has \(uids.count) UID properties; a card has one identity (remove all but one UID)",
                   line: line(of: uids[1]), offset: 0)
         }
-        for name in ["N", "BDAY", "ANNIVERSARY", "GENDER", "KIND", "PRODID", "REV"] {
-            if let found = counts[name], found.count > 1 {
-                warn(.duplicateSingleProperty, "\(name) appears \(found.count) times; it should appear at most once",
-                     line: line(of: found[1]), offset: 0)
-            }
+        for (name, found) in singulars.sorted(by: { $0.key < $1.key }) where found.count > 1 {
+            warn(.duplicateSingleProperty, "\(name) appears \(found.count) times; it should appear at most once",
+                 line: line(of: found[1]), offset: 0)
         }
-        if version != .v2_1 && counts["FN"] == nil {
+        if version != .v2_1 && !hasFN {
             warn(.missingFormattedName, "card has no FN (formatted name), which vCard \(version.rawValue) requires", line: 0, offset: 0)
         }
-        if version == .v3_0 && counts["N"] == nil {
+        if version == .v3_0 && !hasN {
             warn(.missingName, "card has no N (structured name), which vCard 3.0 requires", line: 0, offset: 0)
         }
-        for (index, property) in card.properties.enumerated() {
-            checkProperty(property, line: line(of: index))
+
+        func checkProperty(_ property: VCardProperty, line index: Int) {
+            let traits = property.traits
+            let lineIndex = firstLines[index]
+            if !traits.isExtension && !traits.isKnown {
+                warn(.propertyNotInVersion, "\(property.name) is neither a registered property nor an X- extension; it was kept", line: lineIndex, offset: 0)
+            }
+            if version == .v4_0 && traits.isOnlyIn3 {
+                warn(.propertyNotInVersion, "\(property.name) is not a vCard 4.0 property; it was kept", line: lineIndex, offset: 0)
+            }
+            if version == .v3_0 && traits.isOnlyIn4 {
+                warn(.propertyNotInVersion, "\(property.name) is a vCard 4.0 property in a 3.0 card; it was kept", line: lineIndex, offset: 0)
+            }
+            let expected: Int? = traits.upperName == "N" ? 5 : traits.upperName == "ADR" ? 7 : nil
+            if let expected, version != .v2_1, !property.rawValue.isEmpty {
+                let found = Self.countComponents(property.rawValue)
+                if found != expected {
+                    warn(.invalidValue, "\(traits.upperName) should have \(expected) components separated by ';' but has \(found); missing ones read as empty",
+                         line: lineIndex, offset: 0)
+                }
+            }
+            if version == .v3_0 && traits.kind == .binary && property.parameter("ENCODING") == nil
+                && property.parameter("VALUE") == nil && !property.rawValue.hasPrefix("data:") {
+                warn(.invalidValue, "\(property.name) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(property.rawValue.contains(":") ? "a URI" : "inline data")",
+                     line: lineIndex, offset: 0)
+            }
+            if property.parameters.isEmpty { return }
+            for parameter in property.parameters {
+                checkParameter(parameter, of: traits.upperName, line: lineIndex)
+            }
         }
     }
 
-    private mutating func checkProperty(_ property: VCardProperty, line: Int) {
-        let name = property.name.asciiUppercased
-        if !name.hasPrefix("X-") && !PropertyAvailability.known.contains(name) {
-            warn(.propertyNotInVersion, "\(property.name) is neither a registered property nor an X- extension; it was kept", line: line, offset: 0)
+    /// The number of components of a structured value: unescaped ';' plus one.
+    static func countComponents(_ value: String) -> Int {
+        var count = 1
+        var escaping = false
+        for b in value.utf8 {
+            if escaping { escaping = false } else if b == 0x5C { escaping = true } else if b == 0x3B { count += 1 }
         }
-        if version == .v4_0 && PropertyAvailability.onlyIn3.contains(name) {
-            warn(.propertyNotInVersion, "\(property.name) is not a vCard 4.0 property; it was kept", line: line, offset: 0)
-        }
-        if version != .v4_0 && PropertyAvailability.onlyIn4.contains(name) && version != .v2_1 {
-            warn(.propertyNotInVersion, "\(property.name) is a vCard 4.0 property in a \(version.rawValue) card; it was kept", line: line, offset: 0)
-        }
-        let expectedComponents: Int? = name == "N" ? 5 : name == "ADR" ? 7 : nil
-        if let expected = expectedComponents, version != .v2_1 {
-            let found = TextEscaping.split(property.rawValue, separator: 0x3B).count
-            if found != expected && !(property.rawValue.isEmpty) {
-                warn(.invalidValue, "\(name) should have \(expected) components separated by ';' but has \(found); missing ones read as empty",
-                     line: line, offset: 0)
-            }
-        }
-        for parameter in property.parameters {
-            checkParameter(parameter, of: name, line: line)
-        }
-        if version == .v3_0 && PropertyValueKind.of(name) == .binary && property.parameter("ENCODING") == nil
-            && property.parameter("VALUE") == nil && !property.rawValue.hasPrefix("data:") {
-            warn(.invalidValue, "\(property.name) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(property.rawValue.contains(":") ? "a URI" : "inline data")",
-                 line: line, offset: 0)
-        }
+        return count
     }
 
     private static let knownParameters: Set<String> = [

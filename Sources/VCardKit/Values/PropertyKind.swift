@@ -22,29 +22,59 @@ public enum PropertyValueKind: Sendable, Hashable {
 
     /// The value kind of a property name (case-insensitive).
     public static func of(_ name: String) -> PropertyValueKind {
-        switch name.asciiUppercased {
-        case "FN", "NOTE", "TITLE", "ROLE", "LABEL", "MAILER", "SORT-STRING", "CLASS", "NAME", "PRODID",
-             "X-EVOLUTION-FILE-AS", "X-PHONETIC-FIRST-NAME", "X-PHONETIC-LAST-NAME", "X-ABLABEL":
-            .text
-        case "NICKNAME", "CATEGORIES":
-            .textList
-        case "N", "ADR", "GENDER", "CLIENTPIDMAP":
-            .structured
-        case "ORG":
-            .structuredText
-        case "PHOTO", "LOGO", "SOUND", "KEY":
-            .binary
-        case "BDAY", "ANNIVERSARY", "REV", "DEATHDATE":
-            .dateTime
-        case "AGENT":
-            .embeddedCard
-        case "URL", "UID", "EMAIL", "TEL", "IMPP", "GEO", "TZ", "SOURCE", "MEMBER", "RELATED", "FBURL",
-             "CALURI", "CALADRURI", "KIND", "LANG", "XML", "VERSION":
-            .uri
-        default:
-            .unknown
-        }
+        PropertyTraits.of(name).kind
     }
+}
+
+/// What cardsync knows about a property name, looked up once per property.
+struct PropertyTraits: Sendable, Hashable {
+    var kind: PropertyValueKind
+    /// Defined by RFC 2426, RFC 6350 or a registered extension.
+    var isKnown: Bool
+    var isOnlyIn3: Bool
+    var isOnlyIn4: Bool
+    /// Appears at most once in a card.
+    var isSingular: Bool
+    var isExtension: Bool
+    var upperName: String
+
+    static func of(_ name: String) -> PropertyTraits {
+        let upper = name.asciiUppercased
+        if let known = table[upper] { return known }
+        let isExtension = upper.utf8.count > 2 && upper.utf8.starts(with: "X-".utf8)
+        return PropertyTraits(kind: .unknown, isKnown: false, isOnlyIn3: false, isOnlyIn4: false, isSingular: false,
+                              isExtension: isExtension, upperName: upper)
+    }
+
+    private static let table: [String: PropertyTraits] = {
+        var table: [String: PropertyTraits] = [:]
+        func kind(_ name: String) -> PropertyValueKind {
+            switch name {
+            case "FN", "NOTE", "TITLE", "ROLE", "LABEL", "MAILER", "SORT-STRING", "CLASS", "NAME", "PRODID",
+                 "X-EVOLUTION-FILE-AS", "X-PHONETIC-FIRST-NAME", "X-PHONETIC-LAST-NAME", "X-ABLABEL":
+                .text
+            case "NICKNAME", "CATEGORIES": .textList
+            case "N", "ADR", "GENDER", "CLIENTPIDMAP": .structured
+            case "ORG": .structuredText
+            case "PHOTO", "LOGO", "SOUND", "KEY": .binary
+            case "BDAY", "ANNIVERSARY", "REV", "DEATHDATE": .dateTime
+            case "AGENT": .embeddedCard
+            case "URL", "UID", "EMAIL", "TEL", "IMPP", "GEO", "TZ", "SOURCE", "MEMBER", "RELATED", "FBURL",
+                 "CALURI", "CALADRURI", "KIND", "LANG", "XML", "VERSION":
+                .uri
+            default: .unknown
+            }
+        }
+        let names = PropertyAvailability.known.union(["X-EVOLUTION-FILE-AS", "X-PHONETIC-FIRST-NAME", "X-PHONETIC-LAST-NAME", "X-ABLABEL"])
+        for name in names {
+            table[name] = PropertyTraits(kind: kind(name), isKnown: PropertyAvailability.known.contains(name),
+                                         isOnlyIn3: PropertyAvailability.onlyIn3.contains(name),
+                                         isOnlyIn4: PropertyAvailability.onlyIn4.contains(name),
+                                         isSingular: PropertyAvailability.singular.contains(name),
+                                         isExtension: name.hasPrefix("X-"), upperName: name)
+        }
+        return table
+    }()
 }
 
 /// Which vCard versions define a property (RFC 2426, RFC 6350 and the registered extensions).
