@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Standard output or a file, written through a buffer. A file is written to a temporary file in
+/// the same folder and renamed over the target only by ``commit()``, so an existing file is never
+/// left half-written.
+final class ByteSink {
+    private let handle: UnsafeMutablePointer<FILE>
+    private let path: String?
+    private let temporaryPath: String?
+    private var buffer: [UInt8] = []
+    private var committed = false
+
+    /// Opens `path` for writing (`-` or `nil` is standard output).
+    init(path: String?) throws(CommandFailure) {
+        buffer.reserveCapacity(1 << 20)
+        if let path, path != "-" {
+            let temporary = path + ".cardsync-\(getpid())-tmp"
+            guard let file = fopen(temporary, "wb") else {
+                throw CommandFailure.io("\(path): cannot write: \(String(cString: strerror(errno)))")
+            }
+            handle = file
+            self.path = path
+            temporaryPath = temporary
+        } else {
+            handle = stdout
+            self.path = nil
+            temporaryPath = nil
+        }
+    }
+
+    deinit {
+        if !committed, let temporaryPath {
+            fclose(handle)
+            unlink(temporaryPath)
+        }
+    }
+
+    /// Appends bytes, flushing when the buffer passes 1 MB.
+    func write(_ bytes: some Collection<UInt8>) throws(CommandFailure) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    /// Appends a string as UTF-8.
+    func write(_ text: String) throws(CommandFailure) {
+        try write(text.utf8)
+    }
+
+    /// Writes the buffer out.
+    func flush() throws(CommandFailure) {
+        guard !buffer.isEmpty else { return }
+        let written = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+        let count = buffer.count
+        buffer.removeAll(keepingCapacity: true)
+        if written != count {
+            throw CommandFailure.io("\(path ?? "standard output"): write failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Flushes, syncs a file to disk and moves it into place.
+    func commit() throws(CommandFailure) {
+        try flush()
+        if let path, let temporaryPath {
+            fflush(handle)
+            fsync(fileno(handle))
+            fclose(handle)
+            committed = true
+            if rename(temporaryPath, path) != 0 {
+                unlink(temporaryPath)
+                throw CommandFailure.io("\(path): cannot move the written file into place: \(String(cString: strerror(errno)))")
+            }
+        } else {
+            fflush(handle)
+            committed = true
+        }
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file or standard input, read in chunks so that memory stays bounded.
+struct ByteSource: ~Copyable {
+    /// The name diagnostics use: the path as given, or `-`.
+    let name: String
+    private let handle: UnsafeMutablePointer<FILE>
+    private let ownsHandle: Bool
+
+    /// Opens `path` (`-` is standard input).
+    init(path: String) throws(CommandFailure) {
+        name = path
+        if path == "-" {
+            handle = stdin
+            ownsHandle = false
+        } else {
+            guard let file = fopen(path, "rb") else {
+                let reason = String(cString: strerror(errno))
+                throw errno == ENOENT
+                    ? CommandFailure.missingInput("\(path): no such file")
+                    : CommandFailure.io("\(path): cannot open: \(reason)")
+            }
+            handle = file
+            ownsHandle = true
+        }
+    }
+
+    deinit {
+        if ownsHandle { fclose(handle) }
+    }
+
+    /// Reads up to `size` bytes into `buffer` (replacing its contents); an empty buffer means the end.
+    func read(into buffer: inout [UInt8], size: Int = 1 << 20) throws(CommandFailure) {
+        let file = handle
+        buffer = [UInt8](unsafeUninitializedCapacity: size) { storage, count in
+            count = fread(storage.baseAddress, 1, size, file)
+        }
+        if buffer.count < size && ferror(handle) != 0 {
+            throw CommandFailure.io("\(name): read failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Streams the whole input through `body`, one chunk at a time.
+    func forEachChunk(_ body: ([UInt8]) throws(CommandFailure) -> Void) throws(CommandFailure) {
+        var buffer: [UInt8] = []
+        while true {
+            try read(into: &buffer)
+            if buffer.isEmpty { return }
+            try body(buffer)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import VCardKit
+
+/// `cardsync validate`: reads every card of every file and reports what is wrong, like a compiler.
+struct ValidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check vCard files and report every problem with its file, line and column.",
+        discussion: """
+        Folders are searched recursively. Exit status: 0 when there are no errors (warnings are \
+        allowed unless --strict), 65 when a file holds invalid data, 66 when a path does not exist.
+
+        Examples:
+          cardsync validate contacts.vcf
+          cardsync validate ~/contacts --strict --format json
+        """
+    )
+
+    @Argument(help: "Files or folders to check ('-' reads standard input).")
+    var paths: [String]
+
+    @Flag(help: "Treat every deviation from the RFCs as an error.")
+    var strict = false
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func run() async throws {
+        try await reportingFailures {
+            let (files, missing) = InputPaths.expand(paths)
+            var summaries: [CardInput.Summary] = []
+            for path in files {
+                do {
+                    var summary = try CardInput.read(path) { _ in }
+                    if strict {
+                        for index in summary.diagnostics.indices { summary.diagnostics[index].severity = .error }
+                    }
+                    summaries.append(summary)
+                } catch let failure where failure.exitCode == ExitStatus.missingInput {
+                    summaries.append(CardInput.Summary(path: path))
+                    StandardError.print("cardsync: error: \(failure.message)")
+                }
+            }
+            for path in missing {
+                StandardError.print("cardsync: error: \(path): no such file or folder")
+            }
+            switch format {
+            case .text: printText(summaries, missing: missing)
+            case .json: try printJSON(summaries, missing: missing)
+            }
+            if !missing.isEmpty { throw ExitStatus.missingInput }
+            if summaries.contains(where: { $0.errors > 0 }) { throw ExitStatus.invalidData }
+        }
+    }
+
+    private func printText(_ summaries: [CardInput.Summary], missing: [String]) {
+        let printer = DiagnosticPrinter(usesColor: StandardError.isTerminal && isatty(1) == 1)
+        var output = ""
+        for summary in summaries where !summary.diagnostics.isEmpty {
+            output += printer.render(summary.diagnostics, path: summary.path)
+        }
+        let cards = summaries.reduce(0) { $0 + $1.cards }
+        let errors = summaries.reduce(0) { $0 + $1.errors }
+        let warnings = summaries.reduce(0) { $0 + $1.warnings }
+        output += "\(summaries.count) file\(summaries.count == 1 ? "" : "s"), \(cards) card\(cards == 1 ? "" : "s"): "
+            + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n"
+        print(output, terminator: "")
+    }
+
+    private func printJSON(_ summaries: [CardInput.Summary], missing: [String]) throws(CommandFailure) {
+        let report = ValidationReport(
+            schemaVersion: 1,
+            command: "validate",
+            valid: missing.isEmpty && summaries.allSatisfy { $0.errors == 0 },
+            files: summaries.map { .init(file: $0.path, cards: $0.cards, errors: $0.errors, warnings: $0.warnings) },
+            missing: missing,
+            diagnostics: summaries.flatMap { $0.diagnostics.map(ValidationReport.Item.init) },
+            summary: .init(files: summaries.count, cards: summaries.reduce(0) { $0 + $1.cards },
+                           errors: summaries.reduce(0) { $0 + $1.errors }, warnings: summaries.reduce(0) { $0 + $1.warnings })
+        )
+        try JSONOutput.print(report)
+    }
+}
+
+/// The `--format json` document of `cardsync validate` (see `Schemas/cli-output.schema.json`).
+struct ValidationReport: Encodable {
+    struct File: Encodable { var file: String; var cards: Int; var errors: Int; var warnings: Int }
+    struct Item: Encodable {
+        var file: String
+        var line: Int
+        var column: Int
+        var severity: String
+        var code: String
+        var message: String
+        init(_ diagnostic: Diagnostic) {
+            file = diagnostic.location.source
+            line = diagnostic.location.line
+            column = diagnostic.location.column
+            severity = diagnostic.severity.rawValue
+            code = diagnostic.code.rawValue
+            message = diagnostic.message
+        }
+    }
+    struct Summary: Encodable { var files: Int; var cards: Int; var errors: Int; var warnings: Int }
+    var schemaVersion: Int
+    var command: String
+    var valid: Bool
+    var files: [File]
+    var missing: [String]
+    var diagnostics: [Item]
+    var summary: Summary
+}
