@@ -113,6 +113,10 @@ public enum VersionConverter {
             property.removeParameter("ENCODING")
             property.rawValue = "data:\(mediaType);base64,\(property.rawValue)"
         }
+        if property.traits.upperName == "ADR", let index = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
+            let label = property.parameters.remove(at: index)
+            placeLabel(label, in: &property)
+        }
         if property.hasName("GEO"), !property.rawValue.hasPrefix("geo:"),
            let geo = geoURI(fromPair: property.rawValue) {
             property.rawValue = geo
@@ -140,7 +144,7 @@ public enum VersionConverter {
                 target = candidates.last(where: { $0 < index }) ?? candidates.first
             }
             if let target {
-                result[target].parameters.append(VCardParameter(name: "LABEL", value: TextEscaping.unescape(label.rawValue)))
+                placeLabel(VCardParameter(name: "LABEL", value: TextEscaping.unescape(label.rawValue)), in: &result[target])
                 removed.insert(index)
             } else {
                 notes.append(Diagnostic(severity: .warning, code: .propertyNotInVersion,
@@ -149,6 +153,12 @@ public enum VersionConverter {
             }
         }
         return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+
+    /// Puts an address's `LABEL` parameter in its canonical place: right after `TYPE` and `PREF`.
+    private static func placeLabel(_ label: VCardParameter, in address: inout VCardProperty) {
+        let position = (address.parameters.lastIndex { $0.hasName("TYPE") || $0.hasName("PREF") }).map { $0 + 1 } ?? 0
+        address.parameters.insert(label, at: position)
     }
 
     // MARK: - To 3.0
