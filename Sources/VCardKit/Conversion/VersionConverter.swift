@@ -13,7 +13,8 @@
 public enum VersionConverter {
     /// Returns `card` converted to `target` (3.0 or 4.0) and notes about what the target lacks.
     ///
-    /// The result has no original formatting: it is meant to be written in canonical form.
+    /// Properties the conversion does not change keep their original bytes, so that a writer that
+    /// preserves formatting can copy them; everything else is written in canonical form.
     public static func convert(_ card: VCard, to target: VCardVersion) -> (card: VCard, notes: [Diagnostic]) {
         precondition(target != .v2_1, "cardsync writes vCard 3.0 and 4.0 only")
         var notes: [Diagnostic] = []
@@ -21,7 +22,9 @@ public enum VersionConverter {
         var properties: [VCardProperty] = [VCardProperty(name: "VERSION", rawValue: target.rawValue)]
         properties.reserveCapacity(card.properties.count + 1)
         for var property in card.properties where !property.hasName("VERSION") {
-            property.original = nil
+            // A property that the conversion leaves unchanged keeps its original bytes (any change
+            // forgets them); vCard 2.1 bytes are never valid 3.0 or 4.0, so they are always dropped.
+            if source == .v2_1 { property.original = nil }
             normalizeParameters(&property, from: source)
             switch target {
             case .v4_0: convertTo4(&property)
@@ -81,7 +84,7 @@ public enum VersionConverter {
             }
             parameters.append(parameter)
         }
-        property.parameters = parameters
+        if parameters != property.parameters { property.parameters = parameters }
     }
 
     // MARK: - To 4.0

@@ -48,7 +48,7 @@ public struct VCardWriter: Sendable {
         }
         let writable = wanted == .v2_1 ? .v3_0 : wanted
         let (converted, notes) = VersionConverter.convert(card, to: writable)
-        appendCanonical(converted, version: writable, into: &output)
+        appendConverted(converted, version: writable, into: &output)
         return notes
     }
 
@@ -84,12 +84,44 @@ public struct VCardWriter: Sendable {
         if let end = card.originalEnd { output.append(contentsOf: end) } else { output.append(contentsOf: Self.endLine) }
     }
 
-    private func appendCanonical(_ card: VCard, version: VCardVersion, into output: inout [UInt8]) {
+    /// Writes a converted card: canonical lines, except that a property the conversion left
+    /// unchanged keeps its original bytes when they are already strictly formatted (CRLF, folds
+    /// of one space, at most 75 octets a line) and formatting is preserved.
+    private func appendConverted(_ card: VCard, version: VCardVersion, into output: inout [UInt8]) {
         output.append(contentsOf: Self.beginLine)
         for property in card.properties {
-            Self.appendLine(property, version: version, into: &output)
+            if preservesOriginalFormatting, let original = property.original, Self.isStrictlyFormatted(original) {
+                output.append(contentsOf: original)
+            } else {
+                Self.appendLine(property, version: version, into: &output)
+            }
         }
         output.append(contentsOf: Self.endLine)
+    }
+
+    /// Whether `bytes` are content lines as the writer itself would emit them: each ends in CRLF,
+    /// is at most 75 octets, and continuation lines start with one space.
+    static func isStrictlyFormatted(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { p in
+            var lineStart = 0
+            var index = 0
+            let count = p.count
+            guard count >= 2 else { return false }
+            while index < count {
+                let b = p[index]
+                if b == 0x0D {
+                    guard index + 1 < count, p[index + 1] == 0x0A, index - lineStart <= LineFolding.maximumLineOctets,
+                          index > lineStart else { return false }
+                    index += 2
+                    if index < count && p[index] != 0x20 { return false }
+                    lineStart = index
+                    continue
+                }
+                if b == 0x0A { return false }
+                index += 1
+            }
+            return lineStart == count
+        }
     }
 
     private static let beginLine = Array("BEGIN:VCARD\r\n".utf8)
