@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["VCardKit", "TestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: sharedSwiftSettings
         ),
     ]

@@ -37,7 +37,7 @@ struct ValidateCommand: AsyncParsableCommand {
                         for index in summary.diagnostics.indices { summary.diagnostics[index].severity = .error }
                     }
                     summaries.append(summary)
-                } catch let failure where failure.exitCode == ExitStatus.missingInput {
+                } catch let failure as CommandFailure where failure.exitCode == ExitStatus.missingInput {
                     summaries.append(CardInput.Summary(path: path))
                     StandardError.print("cardsync: error: \(failure.message)")
                 }

@@ -48,7 +48,10 @@ struct CardParser {
         while index < last {
             let line = lines[index]
             if line.isEmpty || isWhitespaceOnly(line) && !startsWithWhitespace(line) {
-                if !sawBlank {
+                // vCard 2.1 ends a base64 block with a blank line: that one is expected.
+                let endsBase64Block = version == .v2_1 && (pending.last?.property.isInlineBinary ?? false)
+                    && (index == 0 || !lines[index - 1].isEmpty)
+                if !sawBlank && !endsBase64Block {
                     warn(.blankLine, "blank line inside a card was ignored", line: index, offset: 0)
                     sawBlank = true
                 }

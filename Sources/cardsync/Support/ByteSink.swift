@@ -28,7 +28,8 @@ final class ByteSink {
             self.path = path
             temporaryPath = temporary
         } else {
-            handle = stdout
+            guard let file = fdopen(1, "wb") else { throw CommandFailure.io("cannot write to standard output") }
+            handle = file
             self.path = nil
             temporaryPath = nil
         }

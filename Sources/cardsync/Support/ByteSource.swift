@@ -17,7 +17,8 @@ struct ByteSource: ~Copyable {
     init(path: String) throws(CommandFailure) {
         name = path
         if path == "-" {
-            handle = stdin
+            guard let file = fdopen(0, "rb") else { throw CommandFailure.io("cannot read standard input") }
+            handle = file
             ownsHandle = false
         } else {
             guard let file = fopen(path, "rb") else {

@@ -12,7 +12,12 @@ enum StandardError {
     static func print(_ text: String) {
         var line = text
         line.append("\n")
-        _ = line.withCString { fputs($0, stderr) }
+        var remaining = Array(line.utf8)[...]
+        while !remaining.isEmpty {
+            let written = remaining.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            remaining = remaining.dropFirst(written)
+        }
     }
 
     /// Whether standard error is a terminal (colour and progress only then).

@@ -1,0 +1,193 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SampleGenerator
+import VCardKit
+
+/// `cardsync-bench`: measures reading and writing vCards in a release build and prints one JSON
+/// line per figure. Timing lives here, never in unit tests.
+///
+/// ```
+/// swift run -c release cardsync-bench [--sizes 10000,100000] [--runs 5] [--work DIR]
+/// cardsync-bench stream FILE      # internal: one streaming read + write 4.0, for peak RSS
+/// ```
+///
+/// Workloads per size (generated with seed 1, mixed 3.0/4.0, 10% photos):
+/// - `read`: the whole file, held in memory, parsed into cards (streaming parser, 1 MiB chunks);
+/// - `write-same`, `write-3.0`, `write-4.0`: all parsed cards written out;
+/// - `read+write-4.0`: streaming conversion of the file in memory;
+/// - `stream-rss`: a child process streams the file from disk to 4.0 on disk; its peak RSS.
+@main
+struct BenchmarkMain {
+    static func main() throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "stream", arguments.count >= 2 {
+            try stream(path: arguments[1], output: arguments.count > 2 ? arguments[2] : "/dev/null")
+            return
+        }
+        var sizes = [10_000, 100_000]
+        var runs = 5
+        var work: String?
+        while !arguments.isEmpty {
+            let flag = arguments.removeFirst()
+            guard let value = arguments.first else { fail("\(flag) needs a value") }
+            arguments.removeFirst()
+            switch flag {
+            case "--sizes": sizes = value.split(separator: ",").compactMap { Int($0) }
+            case "--runs": runs = max(1, Int(value) ?? 5)
+            case "--work": work = value
+            default: fail("unknown option \(flag); usage: cardsync-bench [--sizes 10000,100000] [--runs 5] [--work DIR]")
+            }
+        }
+        let directory = work ?? NSTemporaryDirectory() + "cardsync-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for size in sizes {
+            try measure(size: size, runs: runs, directory: directory)
+        }
+        if work == nil { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("cardsync-bench: \(message)\n".utf8))
+        exit(64)
+    }
+
+    static func measure(size: Int, runs: Int, directory: String) throws {
+        let generator = AddressBookGenerator(options: GeneratorOptions(count: size, seed: 1, version: .mixed, photoRate: 0.1))
+        var input: [UInt8] = []
+        generator.write(to: &input)
+        let path = "\(directory)/mixed-\(size).vcf"
+        try Data(input).write(to: URL(fileURLWithPath: path))
+        let megabytes = Double(input.count) / 1e6
+
+        var cards: [VCard] = []
+        let read = median(runs) {
+            cards = readAll(input)
+        }
+        report("read", size: size, bytes: input.count, seconds: read, megabytes: megabytes)
+        for (name, target) in [("write-same", nil), ("write-3.0", VCardVersion.v3_0), ("write-4.0", .v4_0)] as [(String, VCardVersion?)] {
+            var written = 0
+            let seconds = median(runs) {
+                var output: [UInt8] = []
+                output.reserveCapacity(input.count + input.count / 4)
+                let writer = VCardWriter(target: target)
+                for card in cards { writer.write(card, into: &output) }
+                written = output.count
+            }
+            report(name, size: size, bytes: written, seconds: seconds, megabytes: Double(written) / 1e6)
+        }
+        cards = []
+        let convert = median(runs) {
+            _ = convertStreaming(input)
+        }
+        report("read+write-4.0", size: size, bytes: input.count, seconds: convert, megabytes: megabytes)
+        let (seconds, rss) = try childStream(path: path)
+        report("stream-rss", size: size, bytes: input.count, seconds: seconds, megabytes: megabytes, peakRSS: rss)
+    }
+
+    static func readAll(_ input: [UInt8]) -> [VCard] {
+        var parser = VCardParser(sourceName: "bench")
+        var cards: [VCard] = []
+        var offset = 0
+        while offset < input.count {
+            let end = min(offset + (1 << 20), input.count)
+            parser.feed(input[offset..<end])
+            while let card = parser.nextCard() { cards.append(card) }
+            offset = end
+        }
+        parser.finish()
+        while let card = parser.nextCard() { cards.append(card) }
+        return cards
+    }
+
+    static func convertStreaming(_ input: [UInt8]) -> Int {
+        var parser = VCardParser(sourceName: "bench")
+        let writer = VCardWriter(target: .v4_0)
+        var output: [UInt8] = []
+        output.reserveCapacity(1 << 21)
+        var written = 0
+        var offset = 0
+        func drain() {
+            while let card = parser.nextCard() { writer.write(card, into: &output) }
+            written += output.count
+            output.removeAll(keepingCapacity: true)
+        }
+        while offset < input.count {
+            let end = min(offset + (1 << 20), input.count)
+            parser.feed(input[offset..<end])
+            drain()
+            offset = end
+        }
+        parser.finish()
+        drain()
+        return written
+    }
+
+    /// Streams a file from disk to 4.0 in this process (the `stream` mode, run as a child).
+    static func stream(path: String, output: String) throws {
+        guard let input = fopen(path, "rb"), let out = fopen(output, "wb") else { fail("cannot open \(path) or \(output)") }
+        defer { fclose(input); fclose(out) }
+        var parser = VCardParser(sourceName: path)
+        let writer = VCardWriter(target: .v4_0)
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        func drain() {
+            while let card = parser.nextCard() { writer.write(card, into: &buffer) }
+            buffer.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, out) }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        while true {
+            let got = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 1 << 20, input) }
+            if got == 0 { break }
+            parser.feed(chunk[0..<got])
+            drain()
+        }
+        parser.finish()
+        drain()
+    }
+
+    static func childStream(path: String) throws -> (Double, Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path) {
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        }
+        process.arguments = ["stream", path, "/dev/null"]
+        let start = DispatchTime.now().uptimeNanoseconds
+        try process.run()
+        process.waitUntilExit()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return (seconds, Double(usage.ru_maxrss) / 1024)
+    }
+
+    static func median(_ runs: Int, _ body: () -> Void) -> Double {
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        times.sort()
+        return times[times.count / 2]
+    }
+
+    static func report(_ workload: String, size: Int, bytes: Int, seconds: Double, megabytes: Double, peakRSS: Double? = nil) {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let rss = peakRSS ?? Double(usage.ru_maxrss) / 1024
+        let line = "{\"workload\":\"\(workload)\",\"n\":\(size),\"bytes\":\(bytes),\"seconds\":\(format(seconds)),"
+            + "\"cardsPerSecond\":\(Int(Double(size) / seconds)),\"megabytesPerSecond\":\(format(megabytes / seconds)),"
+            + "\"peakRSSMiB\":\(format(rss)),\"rssScope\":\"\(peakRSS == nil ? "process so far" : "child process")\"}"
+        print(line)
+        fflush(nil)
+    }
+
+    static func format(_ value: Double) -> String {
+        String(format: "%.3f", value)
+    }
+}

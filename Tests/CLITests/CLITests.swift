@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// End-to-end behaviour of the `cardsync` binary: output, standard error and exit status.
+@Suite struct CLITests {
+    static let fixtures = TestPaths.fixtures("CLITests")
+
+    private func fixture(_ name: String) -> String { Self.fixtures.appendingPathComponent(name).path }
+
+    @Test func printsItsVersion() throws {
+        let result = try CLIRunner.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+    }
+
+    @Test func validateExitsZeroForValidFilesAndCountsCards() throws {
+        let result = try CLIRunner.run(["validate", fixture("valid-4.0-lf.vcf"), fixture("valid-3.0.vcf")])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("2 files, 2 cards: 0 errors"))
+    }
+
+    @Test func validateAllowsWarningsUnlessStrict() throws {
+        let lenient = try CLIRunner.run(["validate", fixture("lenient-3.0.vcf")])
+        #expect(lenient.status == 0)
+        #expect(lenient.standardOutput.contains("lenient-3.0.vcf:4:5: warning:"))
+        #expect(lenient.standardOutput.contains("[bare-parameter]"))
+        #expect(lenient.standardOutput.contains(" 4 | TEL;HOME:+1 555 0100"))
+        let strict = try CLIRunner.run(["validate", "--strict", fixture("lenient-3.0.vcf")])
+        #expect(strict.status == 65)
+        #expect(strict.standardOutput.contains(": error:"))
+    }
+
+    @Test func validateReportsInvalidDataWithExitStatus65() throws {
+        let result = try CLIRunner.run(["validate", fixture("invalid-missing-end.vcf")])
+        #expect(result.status == 65)
+        #expect(result.standardOutput.contains("invalid-missing-end.vcf:5:1: error:"))
+        #expect(result.standardOutput.contains("[missing-end]"))
+    }
+
+    @Test func validateReportsAMissingPathWithExitStatus66() throws {
+        let result = try CLIRunner.run(["validate", fixture("valid-3.0.vcf"), "/nonexistent/contacts.vcf"])
+        #expect(result.status == 66)
+        #expect(result.standardError.contains("/nonexistent/contacts.vcf"))
+    }
+
+    @Test func validateSearchesFoldersRecursively() throws {
+        let directory = try TestPaths.makeTemporaryDirectory("validate-folder")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("a/b"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture("valid-3.0.vcf"), toPath: directory.appendingPathComponent("a/b/one.vcf").path)
+        try FileManager.default.copyItem(atPath: fixture("valid-4.0-lf.vcf"), toPath: directory.appendingPathComponent("two.vcf").path)
+        let result = try CLIRunner.run(["validate", directory.path])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("2 files, 2 cards"))
+    }
+
+    @Test func validateJSONOutputFollowsTheSchema() throws {
+        let result = try CLIRunner.run(["validate", "--format", "json", fixture("lenient-3.0.vcf"), fixture("invalid-missing-end.vcf")])
+        #expect(result.status == 65)
+        let object = try #require(try JSONSerialization.jsonObject(with: result.outputBytes) as? [String: Any])
+        #expect(object["command"] as? String == "validate")
+        #expect(object["valid"] as? Bool == false)
+        let diagnostics = try #require(object["diagnostics"] as? [[String: Any]])
+        #expect(diagnostics.contains { $0["code"] as? String == "missing-end" && $0["line"] as? Int == 5 })
+        try #require(SchemaValidator.isAvailable, "python3 with jsonschema is needed to check the output against the schema")
+        #expect(try SchemaValidator.problems(validating: result.outputBytes, against: "cli-output.schema.json") == [])
+    }
+
+    @Test func convertToItsOwnVersionReproducesTheFileByteForByte() throws {
+        let result = try CLIRunner.run(["convert", fixture("valid-4.0-lf.vcf"), "--to", "vcard4"])
+        #expect(result.status == 0)
+        #expect(result.outputBytes == (try Data(contentsOf: URL(fileURLWithPath: fixture("valid-4.0-lf.vcf")))))
+    }
+
+    @Test func convertReadsStandardInputAndConvertsTo4() throws {
+        let input = try Data(contentsOf: URL(fileURLWithPath: fixture("valid-3.0.vcf")))
+        let result = try CLIRunner.run(["convert", "-", "--to", "vcard4"], input: input)
+        #expect(result.status == 0)
+        #expect(result.standardOutput == """
+        BEGIN:VCARD\r
+        VERSION:4.0\r
+        N:Turing;Alan;;;\r
+        FN:Alan Turing\r
+        TEL;TYPE=HOME;PREF=1:+44 1234 567890\r
+        PHOTO:data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAE\r
+         AAAICRAEAOw==\r
+        END:VCARD\r
+
+        """)
+    }
+
+    @Test func convertWritesTheOutputFileAtomically() throws {
+        let directory = try TestPaths.makeTemporaryDirectory("convert-output")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out.vcf")
+        let result = try CLIRunner.run(["convert", fixture("valid-4.0-lf.vcf"), "--to", "vcard3", "-o", output.path])
+        #expect(result.status == 0)
+        #expect(try String(contentsOf: output, encoding: .utf8).hasPrefix("BEGIN:VCARD\r\nVERSION:3.0\r\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.vcf"])
+    }
+
+    @Test func convertReportsUnreadableCardsOnStandardErrorAndKeepsTheRest() throws {
+        let result = try CLIRunner.run(["convert", fixture("invalid-missing-end.vcf"), "--to", "vcard3"])
+        #expect(result.status == 65)
+        #expect(result.standardOutput.contains("FN:Good card"))
+        #expect(!result.standardOutput.contains("Card without end"))
+        #expect(result.standardError.contains("invalid-missing-end.vcf:5:1: error:"))
+    }
+
+    @Test func convertRejectsAnUnknownTarget() throws {
+        let result = try CLIRunner.run(["convert", fixture("valid-3.0.vcf"), "--to", "vcard5"])
+        #expect(result.status == 64)
+    }
+
+    @Test func convertReportsAMissingInputWithExitStatus66() throws {
+        let result = try CLIRunner.run(["convert", "/nonexistent.vcf", "--to", "vcard4"])
+        #expect(result.status == 66)
+        #expect(result.standardError.contains("/nonexistent.vcf"))
+    }
+}
