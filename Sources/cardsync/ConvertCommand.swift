@@ -40,23 +40,15 @@ struct ConvertCommand: AsyncParsableCommand {
         try await reportingFailures {
             let sink = try ByteSink(path: output)
             let writer = VCardWriter(target: to.version, preservesOriginalFormatting: !canonical)
-            var notes: [Diagnostic] = []
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(1 << 20)
-            let summary = try CardInput.read(input) { card throws(CommandFailure) in
-                let cardNotes = writer.write(card, into: &buffer)
-                if !cardNotes.isEmpty { notes.append(contentsOf: cardNotes) }
-                if buffer.count >= 1 << 20 {
-                    try sink.write(buffer)
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            try sink.write(buffer)
+            let summary = try CardInput.process(input, render: { card, bytes in
+                writer.write(card, into: &bytes)
+            }, output: { bytes throws(CommandFailure) in
+                try sink.write(bytes)
+            })
             try sink.commit()
-            let all = summary.diagnostics + notes
-            if !all.isEmpty {
-                let printer = DiagnosticPrinter(usesColor: StandardError.isTerminal)
-                StandardError.print(printer.render(all, path: input).trimmingTrailingNewline)
+            if !summary.diagnostics.isEmpty {
+                let printer = DiagnosticPrinter(usesColor: StandardError.isTerminal, limitPerCode: 5)
+                StandardError.print(printer.render(summary.diagnostics, path: input).trimmingTrailingNewline)
             }
             if summary.errors > 0 { throw ExitStatus.invalidData }
         }

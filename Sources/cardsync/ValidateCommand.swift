@@ -32,7 +32,7 @@ struct ValidateCommand: AsyncParsableCommand {
             var summaries: [CardInput.Summary] = []
             for path in files {
                 do {
-                    var summary = try CardInput.read(path) { _ in }
+                    var summary = try CardInput.process(path, render: { _, _ in [] }, output: { _ in })
                     if strict {
                         for index in summary.diagnostics.indices { summary.diagnostics[index].severity = .error }
                     }

@@ -42,6 +42,9 @@ public struct VCardParser: Sendable {
     private var agentOpenedOnLine = false
     private var ready: [VCard] = []
     private var readyIndex = 0
+    private var readyFrames: [VCardFrame] = []
+    private var readyFrameIndex = 0
+    private let defersParsing: Bool
     private var diagnostics: [Diagnostic] = []
     private var encoding = Encoding.undetermined
     private var undecoded: [UInt8] = []
@@ -60,6 +63,28 @@ public struct VCardParser: Sendable {
     public init(sourceName: String = "<input>", options: VCardReadOptions = .lenient) {
         self.sourceName = sourceName
         self.options = options
+        self.defersParsing = false
+    }
+
+    /// Creates a parser that only finds cards and hands them out as ``VCardFrame``s through
+    /// ``nextFrame()``, so that the caller can parse them concurrently (`VCardFrame.parse()`).
+    /// Lenient reading only.
+    public init(framingOnly sourceName: String, options: VCardReadOptions = .lenient) {
+        precondition(!options.isStrict, "strict reading parses cards in order; use init(sourceName:options:)")
+        self.sourceName = sourceName
+        self.options = options
+        self.defersParsing = true
+    }
+
+    /// The next complete, not yet parsed card of a parser made with ``init(framingOnly:options:)``.
+    public mutating func nextFrame() -> VCardFrame? {
+        guard readyFrameIndex < readyFrames.count else {
+            if !readyFrames.isEmpty { readyFrames.removeAll(keepingCapacity: true); readyFrameIndex = 0 }
+            return nil
+        }
+        let frame = readyFrames[readyFrameIndex]
+        readyFrameIndex += 1
+        return frame
     }
 
     /// Adds the next chunk of input.
@@ -490,6 +515,10 @@ public struct VCardParser: Sendable {
             PhysicalLine(start: $0.start - base, contentEnd: $0.contentEnd - base, end: $0.end - base, number: $0.number)
         }
         cardLines.removeAll(keepingCapacity: true)
+        if defersParsing {
+            readyFrames.append(VCardFrame(bytes: bytes, lines: lines, sourceName: sourceName, options: options))
+            return
+        }
         var cardParser = CardParser(bytes: bytes, lines: lines, sourceName: sourceName, options: options)
         let card = cardParser.parse()
         for diagnostic in cardParser.diagnostics { record(diagnostic) }

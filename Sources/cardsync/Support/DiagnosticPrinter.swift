@@ -13,9 +13,25 @@ struct DiagnosticPrinter {
     var usesColor: Bool
     /// Snippets are shown for at most this many diagnostics per file, so huge outputs stay readable.
     var snippetLimit = 50
+    /// When set, at most this many diagnostics of each code are printed; the rest are counted in
+    /// one closing line per code.
+    var limitPerCode: Int?
 
     /// The printable text of `diagnostics`, all from the file `path`.
-    func render(_ diagnostics: [Diagnostic], path: String) -> String {
+    func render(_ all: [Diagnostic], path: String) -> String {
+        var diagnostics = all
+        var omitted: [(Diagnostic.Code, Diagnostic.Severity, Int)] = []
+        if let limit = limitPerCode {
+            var seen: [Diagnostic.Code: Int] = [:]
+            diagnostics = all.filter { diagnostic in
+                seen[diagnostic.code, default: 0] += 1
+                return seen[diagnostic.code]! <= limit
+            }
+            for (code, count) in seen.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where count > limit {
+                let severity = all.first { $0.code == code }?.severity ?? .warning
+                omitted.append((code, severity, count - limit))
+            }
+        }
         let wanted = Set(diagnostics.prefix(snippetLimit).map(\.location.line))
         let lines = path == "-" ? [:] : Self.lines(wanted, of: path)
         var out = ""
@@ -30,6 +46,9 @@ struct DiagnosticPrinter {
                 out += " \(number) | \(shown)\n"
                 out += " \(gutter) | \(String(repeating: " ", count: max(0, min(diagnostic.location.column - 1, 160))))^\n"
             }
+        }
+        for (code, severity, count) in omitted {
+            out += "\(path): note: \(count) more \(severity.rawValue)\(count == 1 ? "" : "s") like the ones above [\(code)]\n"
         }
         return out
     }
