@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A property parameter such as `TYPE=work,voice` or `PREF=1`.
 ///
 /// Values are stored decoded: without quotes and with RFC 6868 caret escapes (`^n`, `^^`, `^'`)
@@ -41,6 +49,7 @@ extension String {
     /// ASCII case-insensitive equality, without allocating.
     @inlinable
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        if utf8.count != other.utf8.count { return false }
         var a = self.utf8.makeIterator()
         var b = other.utf8.makeIterator()
         while true {
@@ -54,6 +63,17 @@ extension String {
             default: return false
             }
         }
+    }
+
+    /// Whether the string holds a CR or LF, found with `memchr` on contiguous storage.
+    var containsLineBreak: Bool {
+        if let found = utf8.withContiguousStorageIfAvailable({ buffer -> Bool in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return false }
+            return memchr(base, 0x0A, buffer.count) != nil || memchr(base, 0x0D, buffer.count) != nil
+        }) {
+            return found
+        }
+        return utf8.contains { $0 == 0x0A || $0 == 0x0D }
     }
 
     /// The string with ASCII letters upper-cased and everything else unchanged.

@@ -112,8 +112,10 @@ struct CardParser {
                 }
                 return nil
             }
-            if let found, declaredVersion == nil { declaredVersion = found }
-            if !sawTwoOneSyntax && headerMentions21Syntax(line) { sawTwoOneSyntax = true }
+            if let found, declaredVersion == nil { declaredVersion = found; break }
+        }
+        if declaredVersion == nil {
+            sawTwoOneSyntax = lines.dropFirst().contains { headerMentions21Syntax($0) }
         }
         switch declaredVersion {
         case "2.1"?: version = .v2_1
@@ -595,12 +597,13 @@ struct CardParser {
         } else if text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
             warn(.controlCharacter, "the decoded value contains a control character; it was kept", logical: range.lowerBound)
         }
-        if kind == .binary && (encodingName == "BASE64" || encodingName == "B") {
+        if kind == .binary && (encodingName == "BASE64" || encodingName == "B")
+            && text.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) {
             text = String(decoding: text.utf8.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
         }
         if version == .v2_1 {
             text = Self.modernize(text, kind: kind)
-        } else if text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+        } else if text.containsLineBreak {
             text = text.replacingLineEndsWithEscapes()
         }
         return text

@@ -148,7 +148,7 @@ public struct VCardWriter: Sendable {
         }
         line.append(0x3A)
         let value = property.rawValue
-        if value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+        if value.containsLineBreak {
             line.append(contentsOf: value.replacingLineEndsWithEscapes().utf8)
         } else {
             line.append(contentsOf: value.utf8)
