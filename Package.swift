@@ -32,7 +32,6 @@ let package = Package(
         // Seeded, deterministic, realistic address books with duplicate labels.
         .target(
             name: "SampleGenerator",
-            dependencies: ["VCardKit"],
             swiftSettings: sharedSwiftSettings
         ),
         // The command-line tool: ArgumentParser commands only.

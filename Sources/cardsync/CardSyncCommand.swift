@@ -12,13 +12,23 @@ struct CardSyncCommand: AsyncParsableCommand {
           cardsync convert old-2.1-export.vcf --to vcard4 -o contacts.vcf
           cardsync generate --count 1000 --seed 7 -o book.vcf
         """,
-        version: CardSyncVersion.current,
         subcommands: [
             ValidateCommand.self,
             ConvertCommand.self,
             GenerateCommand.self,
         ]
     )
+
+    /// `cardsync --version`. Declared here rather than through `CommandConfiguration.version`,
+    /// which would also claim `--version` in every subcommand, where `generate --version 4.0`
+    /// names a vCard version.
+    @Flag(name: .long, help: "Show the version.")
+    var version = false
+
+    func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(CardSyncVersion.current)
+    }
 }
 
 /// The version `cardsync --version` prints.

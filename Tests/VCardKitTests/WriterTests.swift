@@ -106,6 +106,15 @@ import Testing
         #expect(back.contains("ADR;TYPE=HOME:;;1 Main St;Town;;;\r\nLABEL;TYPE=HOME:1 Main St\\nTown\r\n"))
     }
 
+    @Test func movesSortStringIntoTheNameAndBack() throws {
+        let v3 = "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Wójcik;Zdeňka;;;\r\nFN:Zdeňka Wójcik\r\nSORT-STRING:Wojcik\r\nEND:VCARD\r\n"
+        let v4 = VCardWriter(target: .v4_0).string(for: try #require(try VCardReader.read(v3).cards.first))
+        #expect(v4.contains("N;SORT-AS=Wojcik:Wójcik;Zdeňka;;;\r\n"))
+        #expect(!v4.contains("SORT-STRING"))
+        let back = VCardWriter(target: .v3_0).string(for: try #require(try VCardReader.read(v4).cards.first))
+        #expect(back.contains("N:Wójcik;Zdeňka;;;\r\nSORT-STRING:Wojcik\r\n"))
+    }
+
     @Test func keepsWhatTheTargetVersionLacksAndSaysSo() throws {
         let v4 = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:x\r\nKIND:individual\r\nANNIVERSARY:19900101\r\nRELATED;TYPE=spouse:urn:uuid:1\r\nEND:VCARD\r\n"
         let card4 = try #require(try VCardReader.read(v4).cards.first)

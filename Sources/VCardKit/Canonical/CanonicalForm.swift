@@ -12,6 +12,10 @@
 /// - inline binary in either spelling is a `data:` URI with its base64 without white space;
 /// - `ADR;LABEL=…` and a 3.0 `LABEL` property are the same `LABEL` item;
 /// - `GEO:lat;lon` is `geo:lat,lon`;
+/// - `N;SORT-AS=x` (4.0) and `SORT-STRING:x` (3.0) are the same `SORT-STRING` item;
+/// - dates and times in extended form (`1985-04-12`, `-06:00`) are in basic form (`19850412`, `-0600`);
+/// - defaults are left out: `EMAIL;TYPE=internet`, `KIND:individual`, `VALUE=utc-offset` on `TZ`;
+/// - a telephone number is compared without its `tel:` scheme and visual separators (space, `-`, `.`, parentheses);
 /// - text values decoded and escaped one way (`\\`, `\,`, `\;`, `\n`).
 public struct CanonicalProperty: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The lower-cased group label, or the empty string.
@@ -55,6 +59,7 @@ public enum CanonicalForm {
         for property in card.properties {
             let name = property.traits.upperName
             if exclusions.names.contains(name) { continue }
+            if name == "KIND" && property.rawValue.equalsIgnoringASCIICase("individual") { continue }
             canonicalize(property, name: name, into: &result)
         }
         result.sort()
@@ -69,6 +74,7 @@ public enum CanonicalForm {
         var label: String?
         var typeValues: [String] = []
         var pref: String?
+        var sortString: String?
         for parameter in property.parameters {
             let parameterName = parameter.name.asciiUppercased
             switch parameterName {
@@ -89,17 +95,22 @@ public enum CanonicalForm {
             case "LABEL" where name == "ADR":
                 label = parameter.values.joined(separator: ",")
                 continue
+            case "SORT-AS" where name == "N" && parameter.values.count == 1:
+                sortString = parameter.values[0]
+                continue
             case "VALUE":
                 let value = parameter.values.first?.asciiLowercased ?? ""
                 if value == "url" || value == "uri" || value == "binary" || value == "text" || value == "date"
                     || value == "date-time" || value == "date-and-or-time" || value == "timestamp" {
                     if kind != .unknown || value == "text" { continue }
                 }
+                if name == "TZ" && (value == "utc-offset" || value == "text") { continue }
                 parameters.append((parameterName, [value == "url" ? "uri" : value]))
             default:
                 parameters.append((parameterName, parameter.values))
             }
         }
+        if name == "EMAIL" { typeValues.removeAll { $0 == "internet" } }
         if typeValues.contains("pref") {
             typeValues.removeAll { $0 == "pref" }
             if pref == nil { pref = "1" }
@@ -119,6 +130,9 @@ public enum CanonicalForm {
         let parameterStrings = parameters.map { $0.0 + "=" + $0.1.joined(separator: ",") }.sorted()
         let group = property.group?.asciiLowercased ?? ""
         result.append(CanonicalProperty(group: group, name: name, parameters: parameterStrings, value: value))
+        if let sortString {
+            result.append(CanonicalProperty(group: group, name: "SORT-STRING", parameters: [], value: TextEscaping.escape(sortString)))
+        }
         if let label {
             let types = typeValues.isEmpty ? [] : ["TYPE=" + typeValues.sorted().joined(separator: ",")]
             let prefs = pref.map { ["PREF=" + $0] } ?? []
@@ -139,7 +153,14 @@ public enum CanonicalForm {
             return TextEscaping.split(value, separator: 0x3B).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ";")
         case .uri where name == "GEO":
             return VersionConverter.geoURI(fromPair: value) ?? value
-        case .uri, .binary, .dateTime, .unknown:
+        case .uri where name == "TEL":
+            let number = value.hasPrefix("tel:") ? String(value.dropFirst(4)) : TextEscaping.unescape(value)
+            return String(number.filter { !($0 == " " || $0 == "-" || $0 == "." || $0 == "(" || $0 == ")") })
+        case .uri where name == "TZ":
+            return DateForms.basicOffset(value)
+        case .dateTime:
+            return DateForms.basic(value)
+        case .uri, .binary, .unknown:
             return value
         }
     }

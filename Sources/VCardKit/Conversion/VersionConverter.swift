@@ -33,13 +33,14 @@ public enum VersionConverter {
             }
             let traits = property.traits
             let lacking = target == .v4_0 ? traits.isOnlyIn3 : traits.isOnlyIn4
-            if lacking && !(target == .v4_0 && traits.upperName == "LABEL") {
+            if lacking && !(target == .v4_0 && (traits.upperName == "LABEL" || traits.upperName == "SORT-STRING")) {
                 notes.append(note(for: property, card: card, target: target))
             }
             properties.append(property)
         }
         if target == .v4_0 {
             properties = mergeLabels(properties, notes: &notes, card: card)
+            properties = mergeSortString(properties, notes: &notes, card: card)
         }
         var result = VCard(version: nil, properties: properties)
         result.sourceVersion = target
@@ -158,6 +159,25 @@ public enum VersionConverter {
         return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
+    /// Moves a 3.0 `SORT-STRING` into the `SORT-AS` parameter of `N` (4.0); without an `N` to
+    /// carry it, it stays a property, with a warning like any property 4.0 lacks.
+    private static func mergeSortString(_ properties: [VCardProperty], notes: inout [Diagnostic], card: VCard) -> [VCardProperty] {
+        guard let sortIndex = properties.firstIndex(where: { $0.traits.upperName == "SORT-STRING" }) else { return properties }
+        guard properties.count(where: { $0.traits.upperName == "SORT-STRING" }) == 1,
+              properties[sortIndex].parameters.isEmpty,
+              let nameIndex = properties.firstIndex(where: { $0.traits.upperName == "N" }),
+              properties[nameIndex].parameter("SORT-AS") == nil else {
+            for property in properties where property.traits.upperName == "SORT-STRING" {
+                notes.append(note(for: property, card: card, target: .v4_0))
+            }
+            return properties
+        }
+        var result = properties
+        result[nameIndex].parameters.append(VCardParameter(name: "SORT-AS", value: TextEscaping.unescape(properties[sortIndex].rawValue)))
+        result.remove(at: sortIndex)
+        return result
+    }
+
     /// Puts an address's `LABEL` parameter in its canonical place: right after `TYPE` and `PREF`.
     private static func placeLabel(_ label: VCardParameter, in address: inout VCardProperty) {
         let position = (address.parameters.lastIndex { $0.hasName("TYPE") || $0.hasName("PREF") }).map { $0 + 1 } ?? 0
@@ -182,6 +202,14 @@ public enum VersionConverter {
         }
         if property.hasName("GEO"), let pair = geoPair(fromURI: property.rawValue) {
             property.rawValue = pair
+        }
+        if property.traits.upperName == "N", let sortIndex = property.parameters.firstIndex(where: { $0.hasName("SORT-AS") }),
+           property.parameters[sortIndex].values.count == 1 {
+            let sortAs = property.parameters.remove(at: sortIndex)
+            var sortString = VCardProperty(group: property.group, name: "SORT-STRING", text: sortAs.values[0])
+            sortString.line = property.line
+            properties.append(property)
+            property = sortString
         }
         if property.hasName("ADR"), let labelIndex = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
             let label = property.parameters.remove(at: labelIndex)

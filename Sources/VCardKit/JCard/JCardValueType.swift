@@ -1,0 +1,30 @@
+/// The value types of jCard (RFC 7095 §3.5) and the default type of each property (RFC 6350).
+enum JCardValueType {
+    static let known: Set<String> = ["text", "uri", "date", "time", "date-time", "date-and-or-time", "timestamp",
+                                     "boolean", "integer", "float", "utc-offset", "language-tag", "unknown"]
+
+    /// The type a property has when it carries no `VALUE` parameter.
+    static func defaultType(of name: String) -> String {
+        switch name.asciiUppercased {
+        case "SOURCE", "PHOTO", "IMPP", "GEO", "LOGO", "MEMBER", "SOUND", "URL", "KEY", "FBURL", "CALADRURI", "CALURI",
+             "RELATED", "UID":
+            "uri"
+        case "BDAY", "ANNIVERSARY", "DEATHDATE":
+            "date-and-or-time"
+        case "REV":
+            "timestamp"
+        case "LANG":
+            "language-tag"
+        case "VERSION", "FN", "N", "NICKNAME", "GENDER", "ADR", "TEL", "EMAIL", "TZ", "TITLE", "ROLE", "ORG", "CATEGORIES",
+             "NOTE", "PRODID", "KIND", "XML", "CLIENTPIDMAP", "LABEL", "MAILER", "CLASS", "SORT-STRING", "NAME", "AGENT",
+             "BIRTHPLACE", "DEATHPLACE", "EXPERTISE", "HOBBY", "INTEREST":
+            "text"
+        default:
+            "unknown"
+        }
+    }
+
+    static func isDateOrTime(_ type: String) -> Bool {
+        type == "date" || type == "time" || type == "date-time" || type == "date-and-or-time" || type == "timestamp"
+    }
+}

@@ -1,0 +1,100 @@
+/// Converts date and time values between the basic form vCard 4.0 writes (`19850412`,
+/// `T102200Z`) and the extended form of jCard, xCard and vCard 3.0 (`1985-04-12`, `10:22:00Z`).
+/// Values that fit neither pattern are returned unchanged.
+enum DateForms {
+    /// `19850412` → `1985-04-12`, `--0412` → `--04-12`, `T1022` → `10:22` (jCard's time), …
+    static func extended(_ value: String, dropTimeDesignator: Bool = true) -> String {
+        let (date, time) = split(value)
+        var result = extendedDate(date)
+        if let time {
+            let extendedTime = self.extendedTime(time)
+            result += (date.isEmpty && dropTimeDesignator) ? extendedTime : "T" + extendedTime
+        }
+        return result
+    }
+
+    /// `1985-04-12` → `19850412`, `10:22:00` (as a time) → `T102200` when `isTime`, …
+    static func basic(_ value: String, isTime: Bool = false) -> String {
+        if isTime && !value.contains("T") { return "T" + basicTime(value) }
+        let (date, time) = split(value)
+        var result = basicDate(date)
+        if let time { result += "T" + basicTime(time) }
+        return result
+    }
+
+    private static func split(_ value: String) -> (String, String?) {
+        if let t = value.firstIndex(where: { $0 == "T" || $0 == "t" }) {
+            return (String(value[..<t]), String(value[value.index(after: t)...]))
+        }
+        return (value, nil)
+    }
+
+    private static func isDigits(_ text: Substring) -> Bool { !text.isEmpty && text.allSatisfy(\.isASCIIDigitCharacter) }
+
+    private static func extendedDate(_ date: String) -> String {
+        let s = Substring(date)
+        if s.count == 8 && isDigits(s) { return "\(s.prefix(4))-\(s.dropFirst(4).prefix(2))-\(s.suffix(2))" }
+        if s.hasPrefix("--") && !s.hasPrefix("---") && s.count == 6 && isDigits(s.dropFirst(2)) {
+            return "--\(s.dropFirst(2).prefix(2))-\(s.suffix(2))"
+        }
+        return date
+    }
+
+    private static func basicDate(_ date: String) -> String {
+        let s = Substring(date)
+        if s.count == 10, s.dropFirst(4).first == "-", s.dropFirst(7).first == "-" {
+            let digits = s.filter { $0 != "-" }
+            if digits.count == 8 && isDigits(Substring(digits)) { return digits }
+        }
+        if s.hasPrefix("--") && !s.hasPrefix("---") && s.count == 7 && s.dropFirst(4).first == "-" {
+            return "--" + s.dropFirst(2).filter { $0 != "-" }
+        }
+        return date
+    }
+
+    private static func zoneSplit(_ time: String) -> (String, String) {
+        if time.hasSuffix("Z") || time.hasSuffix("z") { return (String(time.dropLast()), "Z") }
+        if let sign = time.lastIndex(where: { $0 == "+" || $0 == "-" }), sign != time.startIndex,
+           time[time.startIndex..<sign].contains(where: \.isASCIIDigitCharacter) {
+            return (String(time[..<sign]), String(time[sign...]))
+        }
+        return (time, "")
+    }
+
+    private static func extendedTime(_ time: String) -> String {
+        let (clock, zone) = zoneSplit(time)
+        var out = clock
+        let c = Substring(clock)
+        if c.count == 6 && isDigits(c) { out = "\(c.prefix(2)):\(c.dropFirst(2).prefix(2)):\(c.suffix(2))" }
+        else if c.count == 4 && isDigits(c) { out = "\(c.prefix(2)):\(c.suffix(2))" }
+        else if c.count == 5 && c.hasPrefix("-") && isDigits(c.dropFirst()) { out = "-\(c.dropFirst().prefix(2)):\(c.suffix(2))" }
+        var z = zone
+        if z.count == 5, isDigits(Substring(z).dropFirst()) { z = "\(z.prefix(3)):\(z.suffix(2))" }
+        return out + z
+    }
+
+    private static func basicTime(_ time: String) -> String {
+        let (clock, zone) = zoneSplit(time)
+        let c = clock.replacingColons
+        let z = zone.replacingColons
+        return c + z
+    }
+
+    /// `-05:00` → `-0500` (utc-offset values).
+    static func basicOffset(_ value: String) -> String { value.replacingColons }
+
+    /// `-0500` → `-05:00`.
+    static func extendedOffset(_ value: String) -> String {
+        let s = Substring(value)
+        if s.count == 5, s.first == "+" || s.first == "-", isDigits(s.dropFirst()) { return "\(s.prefix(3)):\(s.suffix(2))" }
+        return value
+    }
+}
+
+extension Character {
+    var isASCIIDigitCharacter: Bool { isASCII && isNumber }
+}
+
+extension String {
+    var replacingColons: String { contains(":") ? String(filter { $0 != ":" }) : self }
+}
