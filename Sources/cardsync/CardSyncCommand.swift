@@ -7,6 +7,8 @@ struct CardSyncCommand: AsyncParsableCommand {
         commandName: "cardsync",
         abstract: "Keep contacts in sync: vCard files, a journal of every version, and a CouchDB-compatible server.",
         discussion: """
+        `cardsync --version` prints the version.
+
         Examples:
           cardsync validate contacts.vcf
           cardsync convert old-2.1-export.vcf --to vcard4 -o contacts.vcf
@@ -19,15 +21,16 @@ struct CardSyncCommand: AsyncParsableCommand {
         ]
     )
 
-    /// `cardsync --version`. Declared here rather than through `CommandConfiguration.version`,
-    /// which would also claim `--version` in every subcommand, where `generate --version 4.0`
-    /// names a vCard version.
-    @Flag(name: .long, help: "Show the version.")
-    var version = false
-
-    func run() async throws {
-        guard version else { throw CleanExit.helpRequest(self) }
-        print(CardSyncVersion.current)
+    /// Runs the command line. `cardsync --version` is answered here rather than through
+    /// `CommandConfiguration.version` or a root flag: ArgumentParser lets a parent's options
+    /// match anywhere on the line, so either would take `generate --version 4.0` for itself.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--version"] {
+            print(CardSyncVersion.current)
+            return
+        }
+        await main(arguments)
     }
 }
 

@@ -223,7 +223,7 @@ struct GenerateCommand: AsyncParsableCommand {
             text += ", \(labels.exact) exact and \(labels.reformatted) reformatted duplicates"
         }
         if labels.near + labels.lookalike > 0 {
-            text += ", \(labels.near) near duplicates, \(labels.lookalike) look-alikes"
+            text += ", \(labels.near) near duplicate\(labels.near == 1 ? "" : "s"), \(labels.lookalike) look-alike\(labels.lookalike == 1 ? "" : "s")"
         }
         if let labelsPath {
             text += "; labels in \(labelsPath == "-" ? "standard output" : labelsPath)"

@@ -24,6 +24,7 @@ enum InputPaths {
             if let enumerator = manager.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey],
                                                    options: [.skipsHiddenFiles]) {
                 for case let url as URL in enumerator where contactExtensions.contains(url.pathExtension.lowercased()) {
+                    if url.pathExtension.lowercased() == "json" && !looksLikeJCard(url) { continue }
                     let relative = url.path.hasPrefix(base.path) ? String(url.path.dropFirst(base.path.count)) : url.path
                     found.append((path.hasSuffix("/") ? String(path.dropLast()) : path) + relative)
                 }
@@ -31,5 +32,14 @@ enum InputPaths {
             files.append(contentsOf: found.sorted())
         }
         return (files, missing)
+    }
+
+    /// A `.json` file found in a folder is read only when it starts like jCard (`[`), so that
+    /// other JSON files (labels, settings) are not reported as broken contacts.
+    private static func looksLikeJCard(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 64)) ?? Data()
+        return head.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF } == 0x5B
     }
 }
