@@ -8,6 +8,7 @@ import TestSupport
 /// without losing a property, parameter or value.
 @Suite struct CorpusConformanceTests {
     static let textEntries = CorpusIndex.entries.filter(\.isVCardText)
+    static let jCardEntries = CorpusIndex.entries.filter { $0.version == "jcard" }
 
     @Test func corpusIsPresentInCI() {
         if ProcessInfo.processInfo.environment["CI"] != nil {
@@ -33,6 +34,31 @@ import TestSupport
             #expect(!errors.isEmpty, "an invalid file must produce an error")
             #expect(errors.allSatisfy { $0.location.line >= 1 && $0.location.source == entry.path })
         }
+    }
+
+    @Test(arguments: jCardEntries)
+    func readsJCardFilesWithTheOutcomeTheIndexStates(_ entry: CorpusEntry) throws {
+        let result = try JCardReader.read(Array(Data(contentsOf: entry.url)), sourceName: entry.path)
+        let errors = result.diagnostics.filter { $0.severity == .error }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(result.cards.count == entry.cards)
+        for card in result.cards {
+            // jCard → vCard 4.0 → jCard keeps the meaning, and so does jCard → vCard 3.0 → jCard.
+            let original = CanonicalForm.properties(of: card)
+            for target in [VCardVersion.v4_0, .v3_0] {
+                let text = VCardWriter(target: target).bytes(for: card)
+                let reread = try #require(try VCardReader.read(text).cards.first)
+                #expect(CanonicalForm.properties(of: reread) == original, "via \(target.rawValue): \(RoundTripChecks.difference(original, CanonicalForm.properties(of: reread)))")
+                let json = JCardWriter().bytes(for: [reread])
+                let back = try #require(try JCardReader.read(json).cards.first)
+                #expect(CanonicalForm.properties(of: back) == original, "back to jCard: \(RoundTripChecks.difference(original, CanonicalForm.properties(of: back)))")
+            }
+        }
+    }
+
+    @Test(arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
+    func convertsToJCardAndBackWithoutLoss(_ entry: CorpusEntry) throws {
+        try RoundTripChecks.convertsThroughJCardWithoutLoss(Array(Data(contentsOf: entry.url)), sourceName: entry.path)
     }
 
     @Test(arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
@@ -80,6 +106,22 @@ enum RoundTripChecks {
             #expect(CanonicalForm.properties(of: read4) == original, "4.0 conversion changed: \(difference(original, CanonicalForm.properties(of: read4)))")
             #expect(CanonicalForm.properties(of: read3) == original, "3.0 conversion changed: \(difference(original, CanonicalForm.properties(of: read3)))")
             #expect(CanonicalForm.properties(of: read4Again) == original)
+        }
+    }
+
+    /// vCard → jCard → vCard keeps every property, parameter and value.
+    static func convertsThroughJCardWithoutLoss(_ bytes: [UInt8], sourceName: String) throws {
+        let cards = try VCardReader.read(bytes, sourceName: sourceName).cards
+        let json = JCardWriter(unwrapsSingleCard: false).bytes(for: cards)
+        let back = try JCardReader.read(json, sourceName: "jcard")
+        #expect(!back.hasErrors, "\(back.diagnostics)")
+        #expect(back.cards.count == cards.count)
+        for (card, reread) in zip(cards, back.cards) {
+            let original = CanonicalForm.properties(of: card)
+            let text = VCardWriter(target: .v4_0).bytes(for: reread)
+            let again = try #require(try VCardReader.read(text).cards.first)
+            #expect(CanonicalForm.properties(of: reread) == original, "\(difference(original, CanonicalForm.properties(of: reread)))")
+            #expect(CanonicalForm.properties(of: again) == original)
         }
     }
 

@@ -75,6 +75,7 @@ public enum CanonicalForm {
         var typeValues: [String] = []
         var pref: String?
         var sortString: String?
+        var valueType: String?
         for parameter in property.parameters {
             let parameterName = parameter.name.asciiUppercased
             switch parameterName {
@@ -100,6 +101,7 @@ public enum CanonicalForm {
                 continue
             case "VALUE":
                 let value = parameter.values.first?.asciiLowercased ?? ""
+                valueType = value
                 if value == "url" || value == "uri" || value == "binary" || value == "text" || value == "date"
                     || value == "date-time" || value == "date-and-or-time" || value == "timestamp" {
                     if kind != .unknown || value == "text" { continue }
@@ -127,6 +129,9 @@ public enum CanonicalForm {
         if let pref { parameters.append(("PREF", [pref])) }
         if !typeValues.isEmpty { parameters.append(("TYPE", typeValues.sorted())) }
         value = normalizedValue(value, kind: kind, name: name)
+        if let valueType, kind == .unknown, ["date", "date-time", "date-and-or-time", "timestamp", "time"].contains(valueType) {
+            value = DateForms.basic(value, isTime: valueType == "time")
+        }
         let parameterStrings = parameters.map { $0.0 + "=" + $0.1.joined(separator: ",") }.sorted()
         let group = property.group?.asciiLowercased ?? ""
         result.append(CanonicalProperty(group: group, name: name, parameters: parameterStrings, value: value))

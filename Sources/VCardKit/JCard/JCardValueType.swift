@@ -24,6 +24,15 @@ enum JCardValueType {
         }
     }
 
+    /// Whether cardsync keeps values of this kind escaped (so jCard's plain text must be
+    /// unescaped on the way out and escaped on the way in).
+    static func isEscapedText(_ kind: PropertyValueKind) -> Bool {
+        switch kind {
+        case .text, .textList, .structured, .structuredText, .embeddedCard: true
+        case .uri, .binary, .dateTime, .unknown: false
+        }
+    }
+
     static func isDateOrTime(_ type: String) -> Bool {
         type == "date" || type == "time" || type == "date-time" || type == "date-and-or-time" || type == "timestamp"
     }
