@@ -15,18 +15,58 @@ let package = Package(
     products: [
         .library(name: "VCardKit", targets: ["VCardKit"]),
         .library(name: "SampleGenerator", targets: ["SampleGenerator"]),
+        .library(name: "VCardXML", targets: ["VCardXML"]),
+        .library(name: "ContactStore", targets: ["ContactStore"]),
+        .library(name: "CouchServer", targets: ["CouchServer"]),
         .executable(name: "cardsync", targets: ["cardsync"]),
         .executable(name: "cardsync-bench", targets: ["cardsync-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Formats: model, text reader/writer, version conversion, canonical form. Pure: bytes in, values out.
         .target(
             name: "VCardKit",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // libxml2, through pkg-config (Debian: libxml2-dev).
+        .systemLibrary(
+            name: "CLibXML2",
+            path: "Sources/CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // xCard (RFC 6351) over libxml2: streaming reader, writer, RELAX NG validation.
+        .target(
+            name: "VCardXML",
+            dependencies: ["VCardKit", "CLibXML2"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The address book: a folder of .vcf files and a JSON-lines journal of every version.
+        .target(
+            name: "ContactStore",
+            dependencies: [
+                "VCardKit",
+                "VCardXML",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // `cardsync serve`: a CouchDB-compatible HTTP endpoint over a local data folder. Knows no vCard.
+        .target(
+            name: "CouchServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         // Seeded, deterministic, realistic address books with duplicate labels.
@@ -39,8 +79,12 @@ let package = Package(
             name: "cardsync",
             dependencies: [
                 "VCardKit",
+                "VCardXML",
+                "ContactStore",
+                "CouchServer",
                 "SampleGenerator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
@@ -59,6 +103,27 @@ let package = Package(
         .testTarget(
             name: "VCardKitTests",
             dependencies: ["VCardKit", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "VCardXMLTests",
+            dependencies: ["VCardXML", "VCardKit", "TestSupport"],
+            exclude: ["Fixtures"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "ContactStoreTests",
+            dependencies: ["ContactStore", "VCardKit", "SampleGenerator", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "CouchServerTests",
+            dependencies: [
+                "CouchServer",
+                "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VCardKit
+import VCardXML
 
 /// `cardsync convert`: rewrites cards in another vCard version, losing nothing.
 struct ConvertCommand: AsyncParsableCommand {
@@ -7,19 +8,21 @@ struct ConvertCommand: AsyncParsableCommand {
         commandName: "convert",
         abstract: "Convert contacts between vCard versions without losing any property.",
         discussion: """
-        The input version is detected per card. Converting a card to its own version writes it \
+        The input format (vCard, jCard or xCard) is detected from the content, and the vCard \
+        version per card. Converting a card to its own version writes it \
         back byte for byte. What the target version lacks is kept and reported on standard error. \
         Cards that cannot be read are reported and left out; the exit status is then 65.
 
         Examples:
           cardsync convert old-export.vcf --to vcard4 -o contacts.vcf
           cat contacts.vcf | cardsync convert - --to vcard3 > contacts-3.0.vcf
+          cardsync convert contacts.vcf --to xcard -o contacts.xml
         """
     )
 
     /// The formats `--to` accepts.
     enum Target: String, ExpressibleByArgument, CaseIterable {
-        case vcard3, vcard4
+        case vcard3, vcard4, jcard, xcard
 
         var version: VCardVersion { self == .vcard3 ? .v3_0 : .v4_0 }
     }
@@ -27,7 +30,7 @@ struct ConvertCommand: AsyncParsableCommand {
     @Argument(help: "The input file ('-' for standard input).")
     var input: String
 
-    @Option(help: "The output format: vcard3 or vcard4.")
+    @Option(help: "The output format: vcard3, vcard4, jcard (RFC 7095) or xcard (RFC 6351).")
     var to: Target
 
     @Option(name: .shortAndLong, help: "The output file ('-' or omitted: standard output).")
@@ -39,12 +42,32 @@ struct ConvertCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let sink = try ByteSink(path: output)
-            let writer = VCardWriter(target: to.version, preservesOriginalFormatting: !canonical)
-            let summary = try CardInput.process(input, render: { card, bytes in
-                writer.write(card, into: &bytes)
-            }, output: { bytes throws(CommandFailure) in
-                try sink.write(bytes)
-            })
+            let summary: CardInput.Summary
+            switch to {
+            case .vcard3, .vcard4:
+                let writer = VCardWriter(target: to.version, preservesOriginalFormatting: !canonical)
+                summary = try CardInput.process(input, render: { card, bytes in
+                    writer.write(card, into: &bytes)
+                }, output: { bytes throws(CommandFailure) in try sink.write(bytes) })
+            case .jcard:
+                // A JSON array of cards, written card by card.
+                try sink.write("[\n")
+                summary = try CardInput.process(input, render: { card, bytes in
+                    bytes += JCardWriter.element(for: card)
+                    bytes += Array(",\n".utf8)
+                    return JCardWriter().notes(for: card)
+                }, output: { bytes throws(CommandFailure) in try sink.write(bytes) })
+                try sink.removeTrailingSeparator(",\n")
+                try sink.write("\n]\n")
+            case .xcard:
+                let stream = XCardStreamWriter()
+                try sink.write(stream.begin())
+                summary = try CardInput.process(input, render: { card, bytes in
+                    bytes += stream.write(card)
+                    return []
+                }, output: { bytes throws(CommandFailure) in try sink.write(bytes) })
+                try sink.write(stream.end())
+            }
             try sink.commit()
             if !summary.diagnostics.isEmpty {
                 let printer = DiagnosticPrinter(usesColor: StandardError.isTerminal, limitPerCode: 5)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VCardKit
+import VCardXML
 
 /// `cardsync validate`: reads every card of every file and reports what is wrong, like a compiler.
 struct ValidateCommand: AsyncParsableCommand {
@@ -33,6 +34,7 @@ struct ValidateCommand: AsyncParsableCommand {
             for path in files {
                 do {
                     var summary = try CardInput.process(path, render: { _, _ in [] }, output: { _ in })
+                    summary.diagnostics += schemaProblems(path, format: summary.format)
                     if strict {
                         for index in summary.diagnostics.indices { summary.diagnostics[index].severity = .error }
                     }
@@ -52,6 +54,36 @@ struct ValidateCommand: AsyncParsableCommand {
             if !missing.isEmpty { throw ExitStatus.missingInput }
             if summaries.contains(where: { $0.errors > 0 }) { throw ExitStatus.invalidData }
         }
+    }
+
+    /// jCard and xCard inputs are also checked against `Schemas/jcard.schema.json` and
+    /// `Schemas/xcard.rng`; what they find are warnings (errors under `--strict`).
+    private func schemaProblems(_ path: String, format: ContactFormat) -> [Diagnostic] {
+        guard format != .vcard else { return [] }
+        let schemaName = format == .jcard ? "jcard.schema.json" : "xcard.rng"
+        guard let schemaPath = SchemaFiles.path(schemaName) else {
+            return [Diagnostic(severity: .warning, code: "schema-not-found",
+                               message: "Schemas/\(schemaName) was not found, so the schema check was skipped (set CARDSYNC_SCHEMAS to the Schemas folder)",
+                               location: SourceLocation(source: path, line: 1, column: 1))]
+        }
+        guard path != "-", let bytes = FileManager.default.contents(atPath: path).map(Array.init) else { return [] }
+        var problems: [Diagnostic]
+        do {
+            if format == .jcard {
+                let schema = try JSONSchemaCheck(schema: Array(FileManager.default.contents(atPath: schemaPath) ?? Data()))
+                problems = schema.problems(in: bytes, sourceName: path)
+            } else {
+                problems = try XCardSchema(contentsOf: schemaPath).validate(bytes, sourceName: path)
+            }
+        } catch {
+            return [Diagnostic(severity: .warning, code: "schema-unusable", message: error.description,
+                               location: SourceLocation(source: path, line: 1, column: 1))]
+        }
+        problems = problems.filter { $0.code.rawValue == "schema-violation" }
+        for index in problems.indices {
+            problems[index].severity = .warning
+        }
+        return problems
     }
 
     private func printText(_ summaries: [CardInput.Summary], missing: [String]) {

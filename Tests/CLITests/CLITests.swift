@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import VCardKit
 
 /// End-to-end behaviour of the `cardsync` binary: output, standard error and exit status.
 @Suite struct CLITests {
@@ -117,5 +118,56 @@ import TestSupport
         let result = try CLIRunner.run(["convert", "/nonexistent.vcf", "--to", "vcard4"])
         #expect(result.status == 66)
         #expect(result.standardError.contains("/nonexistent.vcf"))
+    }
+}
+
+/// The four formats through the command line: detection by content, conversion, validation
+/// against the schemas.
+@Suite struct CLIFormatTests {
+    static let fixtures = TestPaths.fixtures("CLITests")
+
+    @Test func convertsVCardToJCardAndXCardAndBackKeepingEveryProperty() throws {
+        let directory = try TestPaths.makeTemporaryDirectory("formats")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = TestPaths.samples.appendingPathComponent("generated/mixed-40.vcf").path
+        let json = directory.appendingPathComponent("book.json").path
+        let xml = directory.appendingPathComponent("book.xml").path
+        #expect(try CLIRunner.run(["convert", input, "--to", "jcard", "-o", json]).status == 0)
+        #expect(try CLIRunner.run(["convert", input, "--to", "xcard", "-o", xml]).status == 0)
+        let fromJSON = try CLIRunner.run(["convert", json, "--to", "vcard4"])
+        let fromXML = try CLIRunner.run(["convert", xml, "--to", "vcard4"])
+        #expect(fromJSON.status == 0 && fromXML.status == 0, "\(fromJSON.standardError)\(fromXML.standardError)")
+        let original = try VCardReader.read(Array(Data(contentsOf: URL(fileURLWithPath: input)))).cards.map { CanonicalForm.properties(of: $0) }
+        let viaJSON = try VCardReader.read(Array(fromJSON.outputBytes)).cards.map { CanonicalForm.properties(of: $0) }
+        let viaXML = try VCardReader.read(Array(fromXML.outputBytes)).cards.map { CanonicalForm.properties(of: $0) }
+        #expect(viaJSON == original)
+        #expect(viaXML == original)
+        let validation = try CLIRunner.run(["validate", json, xml])
+        #expect(validation.status == 0, "\(validation.standardOutput)")
+        #expect(validation.standardOutput.contains("2 files, 80 cards: 0 errors"))
+        try #require(SchemaValidator.isAvailable, "python3 with jsonschema is needed for the jCard schema check")
+        #expect(try SchemaValidator.problems(validating: Data(contentsOf: URL(fileURLWithPath: json)), against: "jcard.schema.json") == [])
+    }
+
+    @Test func validateReportsSchemaViolationsOfXCardAsWarningsAndErrorsUnderStrict() throws {
+        let directory = try TestPaths.makeTemporaryDirectory("xcard-schema")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("odd.xml")
+        try Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <vcards xmlns="urn:ietf:params:xml:ns:vcard-4.0"><vcard><fn><integer>7</integer></fn></vcard></vcards>
+        """.utf8).write(to: file)
+        let lenient = try CLIRunner.run(["validate", file.path])
+        #expect(lenient.status == 0)
+        #expect(lenient.standardOutput.contains("[schema-violation]"))
+        let strict = try CLIRunner.run(["validate", "--strict", file.path])
+        #expect(strict.status == 65)
+    }
+
+    @Test func validateRejectsAnXCardWithAnExternalEntity() throws {
+        let result = try CLIRunner.run(["validate", TestPaths.fixtures("VCardXMLTests").appendingPathComponent("xxe-file.xml").path])
+        #expect(result.status == 65)
+        #expect(result.standardOutput.contains("[doctype-rejected]"))
+        #expect(!result.standardOutput.contains("root:"))
     }
 }

@@ -113,6 +113,8 @@ enum RoundTripChecks {
     static func convertsThroughJCardWithoutLoss(_ bytes: [UInt8], sourceName: String) throws {
         let cards = try VCardReader.read(bytes, sourceName: sourceName).cards
         let json = JCardWriter(unwrapsSingleCard: false).bytes(for: cards)
+        let schema = try JSONSchemaCheck(schema: Array(Data(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Schemas/jcard.schema.json"))))
+        #expect(schema.problems(in: json, sourceName: sourceName) == [])
         let back = try JCardReader.read(json, sourceName: "jcard")
         #expect(!back.hasErrors, "\(back.diagnostics)")
         #expect(back.cards.count == cards.count)

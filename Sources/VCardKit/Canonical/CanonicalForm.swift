@@ -16,6 +16,7 @@
 /// - dates and times in extended form (`1985-04-12`, `-06:00`) are in basic form (`19850412`, `-0600`);
 /// - defaults are left out: `EMAIL;TYPE=internet`, `KIND:individual`, `VALUE=utc-offset` on `TZ`;
 /// - a telephone number is compared without its `tel:` scheme and visual separators (space, `-`, `.`, parentheses);
+/// - missing trailing components of `N`, `ADR`, `GENDER` and `CLIENTPIDMAP` are empty ones;
 /// - text values decoded and escaped one way (`\\`, `\,`, `\;`, `\n`).
 public struct CanonicalProperty: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The lower-cased group label, or the empty string.
@@ -146,14 +147,26 @@ public enum CanonicalForm {
         }
     }
 
+    /// `<a x="1"></a>` and `<a x="1"/>` are the same XML.
+    private static func emptyElementsCollapsed(_ xml: String) -> String {
+        guard xml.contains("></") else { return xml }
+        let pattern = /<([A-Za-z_][A-Za-z0-9_:.\-]*)([^<>]*)><\/\1>/
+        return xml.replacing(pattern) { match in "<\(match.output.1)\(match.output.2)/>" }
+    }
+
     private static func normalizedValue(_ value: String, kind: PropertyValueKind, name: String) -> String {
+        if name == "XML" { return emptyElementsCollapsed(TextEscaping.escape(TextEscaping.unescape(value))) }
         switch kind {
         case .text, .embeddedCard:
             return TextEscaping.escape(TextEscaping.unescape(value))
         case .textList:
             return TextEscaping.split(value, separator: 0x2C).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ",")
         case .structured:
-            return TextEscaping.joinComponents(TextEscaping.components(value))
+            // Missing trailing components mean empty ones: `N:Doe;Jane` is `N:Doe;Jane;;;`.
+            var components = TextEscaping.components(value)
+            let expected = name == "N" ? 5 : name == "ADR" ? 7 : name == "GENDER" || name == "CLIENTPIDMAP" ? 2 : 0
+            while components.count < expected { components.append([""]) }
+            return TextEscaping.joinComponents(components)
         case .structuredText:
             return TextEscaping.split(value, separator: 0x3B).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ";")
         case .uri where name == "GEO":

@@ -91,6 +91,7 @@ public enum JCardReader {
         let name = rawName.asciiUppercased
         let type = rawType.asciiLowercased
         var group: String?
+        var originalName: String?
         var parameters: [VCardParameter] = []
         for (key, value) in members {
             let values: [String]
@@ -108,6 +109,8 @@ public enum JCardReader {
             }
             if key.equalsIgnoringASCIICase("group") {
                 group = values.first
+            } else if key.equalsIgnoringASCIICase(JCardValueType.originalNameParameter), let original = values.first {
+                originalName = original
             } else {
                 parameters.append(VCardParameter(name: key.asciiUppercased, values: values))
             }
@@ -136,7 +139,8 @@ public enum JCardReader {
         }
         // Structured values and vCard 3.0's `GEO:lat;lon` (two floats in jCard) join with ';'.
         let separator = (kind == .structured || kind == .structuredText || name == "GEO") ? ";" : ","
-        return .success(VCardProperty(group: group, name: name, parameters: parameters, rawValue: texts.joined(separator: separator)))
+        return .success(VCardProperty(group: group, name: originalName ?? name, parameters: parameters,
+                                      rawValue: texts.joined(separator: separator)))
     }
 
     private static func scalar(_ value: JSONValue) -> String {

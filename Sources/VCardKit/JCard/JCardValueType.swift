@@ -1,5 +1,8 @@
 /// The value types of jCard (RFC 7095 §3.5) and the default type of each property (RFC 6350).
 enum JCardValueType {
+    /// The parameter that carries a property name jCard's grammar cannot hold.
+    static let originalNameParameter = "x-cardsync-name"
+
     static let known: Set<String> = ["text", "uri", "date", "time", "date-time", "date-and-or-time", "timestamp",
                                      "boolean", "integer", "float", "utc-offset", "language-tag", "unknown"]
 

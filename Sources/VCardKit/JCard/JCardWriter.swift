@@ -26,6 +26,14 @@ public struct JCardWriter: Sendable {
         return output
     }
 
+    /// The jCard text of one card, `["vcard", [...]]`, for writing a stream of cards into a
+    /// JSON array.
+    public static func element(for card: VCard) -> [UInt8] {
+        var output: [UInt8] = []
+        value(for: card).write(into: &output)
+        return output
+    }
+
     /// The notes (properties jCard's 4.0 lacks) converting `card` produced.
     public func notes(for card: VCard) -> [Diagnostic] {
         (card.sourceVersion ?? card.version) == .v4_0 ? [] : VersionConverter.convert(card, to: .v4_0).notes
@@ -50,6 +58,9 @@ public struct JCardWriter: Sendable {
         let name = property.traits.upperName
         var members: [(key: String, value: JSONValue)] = []
         if let group = property.group, !group.isEmpty { members.append(("group", .string(group))) }
+        // A name jCard cannot spell (spaces, slashes in lenient input) travels in a parameter.
+        let spellable = property.name.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+        if !spellable { members.append((JCardValueType.originalNameParameter, .string(property.name))) }
         var type = JCardValueType.defaultType(of: name)
         for parameter in property.parameters where !VCardWriter.isTransferParameter(parameter) {
             if parameter.hasName("VALUE"), parameter.values.count == 1, JCardValueType.known.contains(parameter.values[0].asciiLowercased) {
@@ -107,6 +118,7 @@ public struct JCardWriter: Sendable {
             values = [.string(raw)]
         }
         if values.isEmpty { values = [.string("")] }
-        return .array([.string(name.asciiLowercased), .object(members), .string(type)] + values)
+        let jcardName = spellable ? name.asciiLowercased : "x-cardsync-property"
+        return .array([.string(jcardName), .object(members), .string(type)] + values)
     }
 }

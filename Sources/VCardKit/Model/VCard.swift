@@ -31,6 +31,15 @@ public struct VCard: Sendable {
         self.sourceVersion = version
     }
 
+    /// Creates a card read from a source other than vCard text (jCard, xCard, a database).
+    /// - Parameters:
+    ///   - properties: the properties, in order, including `VERSION`.
+    ///   - sourceVersion: the version the card's values are written in.
+    ///   - location: where the card starts in its input.
+    public init(properties: [VCardProperty], sourceVersion: VCardVersion?, location: SourceLocation?) {
+        self.init(properties: properties, originalBegin: nil, originalEnd: nil, location: location, sourceVersion: sourceVersion)
+    }
+
     init(properties: [VCardProperty], originalBegin: ArraySlice<UInt8>?, originalEnd: ArraySlice<UInt8>?,
          location: SourceLocation?, sourceVersion: VCardVersion?) {
         self.properties = properties

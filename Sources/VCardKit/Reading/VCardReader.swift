@@ -5,6 +5,12 @@ public struct VCardReadResult: Sendable {
     /// Warnings and errors, in the order they were found.
     public var diagnostics: [Diagnostic]
 
+    /// Creates a result.
+    public init(cards: [VCard], diagnostics: [Diagnostic]) {
+        self.cards = cards
+        self.diagnostics = diagnostics
+    }
+
     /// Whether any diagnostic is an error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 }

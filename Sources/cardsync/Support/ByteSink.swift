@@ -15,6 +15,8 @@ final class ByteSink {
     private let temporaryPath: String?
     private var buffer: [UInt8] = []
     private var committed = false
+    /// Bytes kept back from each flush so that ``removeTrailingSeparator(_:)`` can still reach them.
+    private let holdBack = 16
 
     /// Opens `path` for writing (`-` or `nil` is standard output).
     init(path: String?) throws(CommandFailure) {
@@ -45,7 +47,7 @@ final class ByteSink {
     /// Appends bytes, flushing when the buffer passes 1 MB.
     func write(_ bytes: some Collection<UInt8>) throws(CommandFailure) {
         buffer.append(contentsOf: bytes)
-        if buffer.count >= 1 << 20 { try flush() }
+        if buffer.count >= 1 << 20 { try flush(keepingLast: holdBack) }
     }
 
     /// Appends a string as UTF-8.
@@ -53,12 +55,23 @@ final class ByteSink {
         try write(text.utf8)
     }
 
-    /// Writes the buffer out.
-    func flush() throws(CommandFailure) {
-        guard !buffer.isEmpty else { return }
-        let written = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
-        let count = buffer.count
-        buffer.removeAll(keepingCapacity: true)
+    /// Removes `separator` from the end of what is buffered, if it is there (the last card's
+    /// comma in a JSON array). The buffer always holds the last write, so this never needs to
+    /// reach back into what was flushed.
+    func removeTrailingSeparator(_ separator: String) throws(CommandFailure) {
+        let bytes = Array(separator.utf8)
+        precondition(bytes.count <= holdBack)
+        if buffer.count >= bytes.count && Array(buffer.suffix(bytes.count)) == bytes {
+            buffer.removeLast(bytes.count)
+        }
+    }
+
+    /// Writes the buffer out, all but its last `kept` bytes.
+    func flush(keepingLast kept: Int = 0) throws(CommandFailure) {
+        guard buffer.count > kept else { return }
+        let count = buffer.count - kept
+        let written = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, count, handle) }
+        buffer.removeFirst(count)
         if written != count {
             throw CommandFailure.io("\(path ?? "standard output"): write failed: \(String(cString: strerror(errno)))")
         }

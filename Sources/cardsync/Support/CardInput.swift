@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import VCardKit
+import VCardXML
 
 /// Reads the cards of one input file (or standard input) in a streaming way, parsing batches of
 /// cards on every core while the output keeps the input's order.
@@ -8,6 +9,7 @@ enum CardInput {
     /// What reading one input produced besides its cards.
     struct Summary {
         var path: String
+        var format: ContactFormat = .vcard
         var cards = 0
         var diagnostics: [Diagnostic] = []
         var errors: Int { diagnostics.count { $0.severity == .error } }
@@ -23,6 +25,12 @@ enum CardInput {
                         render: @escaping @Sendable (VCard, inout [UInt8]) -> [Diagnostic],
                         output: ([UInt8]) throws(CommandFailure) -> Void) throws(CommandFailure) -> Summary {
         let source = try ByteSource(path: path)
+        var first: [UInt8] = []
+        try source.read(into: &first)
+        let format = ContactFormat.detect(first.prefix(256))
+        if format != .vcard {
+            return try processDocument(path, format: format, source: source, first: first, render: render, output: output)
+        }
         var parser = VCardParser(framingOnly: path)
         var summary = Summary(path: path)
         var frames: [VCardFrame] = []
@@ -36,7 +44,7 @@ enum CardInput {
                 try output(result.bytes)
             }
         }
-        try source.forEachChunk { chunk throws(CommandFailure) in
+        func consume(_ chunk: [UInt8]) throws(CommandFailure) {
             parser.feed(chunk)
             while let frame = parser.nextFrame() {
                 frames.append(frame)
@@ -44,11 +52,52 @@ enum CardInput {
             }
             summary.diagnostics.append(contentsOf: parser.takeDiagnostics())
         }
+        if !first.isEmpty { try consume(first) }
+        try source.forEachChunk { chunk throws(CommandFailure) in try consume(chunk) }
         parser.finish()
         while let frame = parser.nextFrame() { frames.append(frame) }
         try flush()
         summary.diagnostics.append(contentsOf: parser.takeDiagnostics())
         summary.diagnostics.sort { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
+        return summary
+    }
+
+    /// jCard and xCard inputs: an xCard file streams card by card through libxml2; jCard and
+    /// standard input are read whole (a JSON document has no card boundaries to stream on).
+    private static func processDocument(_ path: String, format: ContactFormat, source: borrowing ByteSource, first: [UInt8],
+                                        render: (VCard, inout [UInt8]) -> [Diagnostic],
+                                        output: ([UInt8]) throws(CommandFailure) -> Void) throws(CommandFailure) -> Summary {
+        var summary = Summary(path: path, format: format)
+        var pending: [UInt8] = []
+        var failure: CommandFailure?
+        func handle(_ card: VCard) {
+            guard failure == nil else { return }
+            summary.cards += 1
+            let notes = render(card, &pending)
+            summary.diagnostics.append(contentsOf: notes)
+            if pending.count >= 1 << 20 {
+                do { try output(pending) } catch { failure = error }
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        if format == .xcard && path != "-" {
+            summary.diagnostics += XCardReader.readFile(atPath: path, sourceName: path, body: handle)
+        } else {
+            var bytes = first
+            try source.forEachChunk { chunk throws(CommandFailure) in bytes += chunk }
+            let result: VCardReadResult
+            do {
+                result = format == .jcard
+                    ? try JCardReader.read(bytes, sourceName: path)
+                    : try XCardReader.read(bytes, sourceName: path)
+            } catch {
+                throw CommandFailure.invalidData(error.description)
+            }
+            summary.diagnostics += result.diagnostics
+            for card in result.cards { handle(card) }
+        }
+        if let failure { throw failure }
+        if !pending.isEmpty { try output(pending) }
         return summary
     }
 

@@ -1,0 +1,303 @@
+import CLibXML2
+public import VCardKit
+
+/// Writes cards as xCard (RFC 6351) through libxml2's text writer. Cards in another version are
+/// converted to 4.0 first, losslessly (see `VersionConverter`).
+///
+/// ```swift
+/// let xml = XCardWriter().bytes(for: cards)   // <?xml …?><vcards xmlns="urn:ietf:params:xml:ns:vcard-4.0">…
+/// ```
+///
+/// What xCard cannot spell directly is still kept: an unknown value type becomes `<unknown>`
+/// with a `value` parameter, a property name that is not an XML name becomes
+/// `<x-cardsync-property name="…">`, and an `XML` property's content is written as the XML it holds.
+public struct XCardWriter: Sendable {
+    /// Whether to indent the output (the default) for people to read.
+    public var indents: Bool
+
+    /// Creates a writer.
+    public init(indents: Bool = true) {
+        self.indents = indents
+    }
+
+    /// The xCard document holding `cards`.
+    public func bytes(for cards: some Sequence<VCard>) -> [UInt8] {
+        var stream = XCardStreamWriter(indents: indents)
+        var output = stream.begin()
+        for card in cards { output += stream.write(card) }
+        output += stream.end()
+        return output
+    }
+}
+
+/// Writes an xCard document card by card, so that a large book never sits in memory whole.
+public struct XCardStreamWriter: Sendable {
+    /// Whether to indent the output.
+    public var indents: Bool
+
+    /// Creates a stream writer.
+    public init(indents: Bool = true) {
+        self.indents = indents
+    }
+
+    /// The XML declaration and the opening `<vcards>` tag.
+    public func begin() -> [UInt8] {
+        Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<vcards xmlns=\"\(XCardVocabulary.namespace)\">\n".utf8)
+    }
+
+    /// The closing `</vcards>` tag.
+    public func end() -> [UInt8] {
+        Array("</vcards>\n".utf8)
+    }
+
+    /// One `<vcard>` element.
+    public func write(_ card: VCard) -> [UInt8] {
+        let card4 = (card.sourceVersion ?? card.version) == .v4_0 ? card : VersionConverter.convert(card, to: .v4_0).card
+        guard let buffer = xmlBufferCreate() else { return [] }
+        defer { xmlBufferFree(buffer) }
+        guard let writer = xmlNewTextWriterMemory(buffer, 0) else { return [] }
+        if indents {
+            xmlTextWriterSetIndent(writer, 1)
+            xmlTextWriterSetIndentString(writer, "  ")
+        }
+        start(writer, "vcard")
+        var index = 0
+        let properties = card4.properties
+        while index < properties.count {
+            let group = properties[index].group
+            if let group, !group.isEmpty {
+                start(writer, "group")
+                attribute(writer, "name", group)
+                while index < properties.count, properties[index].group == group {
+                    writeProperty(properties[index], writer)
+                    index += 1
+                }
+                xmlTextWriterEndElement(writer)
+            } else {
+                writeProperty(properties[index], writer)
+                index += 1
+            }
+        }
+        xmlTextWriterEndElement(writer)
+        xmlTextWriterFlush(writer)
+        xmlFreeTextWriter(writer)
+        var bytes: [UInt8] = []
+        if let content = xmlBufferContent(buffer) {
+            let count = Int(xmlBufferLength(buffer))
+            content.withMemoryRebound(to: UInt8.self, capacity: count) { bytes = Array(UnsafeBufferPointer(start: $0, count: count)) }
+        }
+        if bytes.last != 0x0A { bytes.append(0x0A) }
+        return bytes
+    }
+
+    private func start(_ writer: xmlTextWriterPtr, _ name: String) {
+        xmlTextWriterStartElement(writer, name)
+    }
+
+    private func attribute(_ writer: xmlTextWriterPtr, _ name: String, _ value: String) {
+        xmlTextWriterWriteAttribute(writer, name, value)
+    }
+
+    private func element(_ writer: xmlTextWriterPtr, _ name: String, _ text: String) {
+        xmlTextWriterStartElement(writer, name)
+        xmlTextWriterWriteString(writer, Self.xmlSafe(text))
+        xmlTextWriterEndElement(writer)
+    }
+
+    /// Whether libxml2 parses `text` as a URI reference (the schema's `xsd:anyURI`).
+    static func isURI(_ text: String) -> Bool {
+        guard let uri = xmlParseURI(text) else { return false }
+        xmlFreeURI(uri)
+        return !text.contains("\\") && !text.contains(" ")
+    }
+
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" }
+    }
+
+    static func shiftingControlCharacters(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map {
+            $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" ? Unicode.Scalar(0xF700 + $0.value)! : $0
+        }))
+    }
+
+    /// XML 1.0 cannot hold most C0 control characters, even escaped; they become U+FFFD.
+    static func xmlSafe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" ? "\u{FFFD}" : $0 }))
+    }
+
+    /// Parameters in the order RFC 6351's schema lists them (its `parameters` content is a
+    /// sequence); extension parameters go where `altid` goes, which `xcard.rng` allows.
+    static func inSchemaOrder(_ parameters: [VCardParameter], property: String) -> [VCardParameter] {
+        let order: [String] = property == "N"
+            ? ["LANGUAGE", "SORT-AS", "ALTID", "*", "PID", "PREF", "TYPE", "MEDIATYPE", "CALSCALE", "GEO", "TZ", "LABEL"]
+            : ["LANGUAGE", "ALTID", "*", "PID", "PREF", "TYPE", "MEDIATYPE", "CALSCALE", "SORT-AS", "GEO", "TZ", "LABEL"]
+        let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        let other = rank["*"]!
+        // A registered parameter the property does not list in the schema is an "other" one too.
+        let allowed = allowedParameters(property)
+        return parameters.enumerated().sorted { a, b in
+            func key(_ p: VCardParameter) -> Int {
+                let name = p.name.uppercased()
+                guard let position = rank[name], allowed.contains(name) else { return other }
+                return position
+            }
+            let (ka, kb) = (key(a.element), key(b.element))
+            return ka != kb ? ka < kb : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// The registered parameters RFC 6351's schema lists for a property.
+    private static func allowedParameters(_ property: String) -> Set<String> {
+        switch property {
+        case "SOURCE", "MEMBER": ["ALTID", "PID", "PREF", "MEDIATYPE"]
+        case "FN", "NICKNAME", "TITLE", "ROLE", "NOTE": ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE"]
+        case "N": ["LANGUAGE", "SORT-AS", "ALTID"]
+        case "PHOTO", "IMPP", "TZ", "GEO", "URL", "KEY", "FBURL", "CALADRURI", "CALURI", "TEL", "RELATED":
+            ["ALTID", "PID", "PREF", "TYPE", "MEDIATYPE"]
+        case "BDAY", "ANNIVERSARY": ["ALTID", "CALSCALE"]
+        case "ADR": ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "GEO", "TZ", "LABEL"]
+        case "EMAIL", "LANG", "CATEGORIES": ["ALTID", "PID", "PREF", "TYPE"]
+        case "LOGO", "SOUND": ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "MEDIATYPE"]
+        case "ORG": ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "SORT-AS"]
+        default: []
+        }
+    }
+
+    private func writeProperty(_ property: VCardProperty, _ writer: xmlTextWriterPtr) {
+        let name = property.name.asciiUppercasedForXML
+        // xCard has no VERSION element: the namespace is the version (RFC 6351 §4).
+        if name == "VERSION" { return }
+        if name == "XML" {
+            // The XML property holds extension elements: write them as XML (RFC 6351 §4).
+            xmlTextWriterWriteRaw(writer, TextEscaping.unescape(property.rawValue))
+            return
+        }
+        let isXMLName = XCardVocabulary.isXMLName(property.name)
+        start(writer, isXMLName ? property.name.lowercased() : "x-cardsync-property")
+        if !isXMLName { attribute(writer, "name", property.name) }
+
+        // The value type: VALUE when jCard/xCard knows it, else the property's default.
+        let defaultType = XCardValueTypes.defaultType(of: name)
+        var type = defaultType
+        var parameters: [VCardParameter] = []
+        for parameter in property.parameters {
+            if parameter.name.uppercased() == "VALUE", parameter.values.count == 1,
+               XCardVocabulary.valueTypes.contains(parameter.values[0].lowercased()) {
+                type = parameter.values[0].lowercased()
+            } else {
+                parameters.append(parameter)
+            }
+        }
+        let raw = property.rawValue
+        var valueElements: [(String, String)] = []
+        var components: [(String, [String])]? = nil
+        let kind = property.valueKind
+        switch type {
+        case "text" where XCardVocabulary.components(of: name) != nil && kind == .structured:
+            let names = XCardVocabulary.components(of: name)!
+            let parts = TextEscaping.components(raw)
+            if parts.count <= names.count {
+                components = names.enumerated().map { offset, element in
+                    (element, offset < parts.count ? parts[offset] : [])
+                }
+            } else {
+                valueElements = [("unknown", raw)]
+                parameters.append(VCardParameter(name: "VALUE", value: "text"))
+            }
+        case "text" where kind == .structuredText || kind == .structured:
+            valueElements = TextEscaping.split(raw, separator: 0x3B).map { ("text", TextEscaping.unescape($0)) }
+        case "text" where kind == .textList:
+            valueElements = TextEscaping.split(raw, separator: 0x2C).map { ("text", TextEscaping.unescape($0)) }
+        case "text" where kind == .text || kind == .embeddedCard:
+            valueElements = [("text", TextEscaping.unescape(raw))]
+        case "text":
+            valueElements = [("text", raw)]
+        case "date-and-or-time", "date", "date-time", "time", "timestamp":
+            let basic = XCardValueTypes.basicDate(raw)
+            let element: String?
+            switch type {
+            case "date-and-or-time": element = XCardVocabulary.dateAndOrTimeElement(basic)
+            case "date": element = XCardVocabulary.isDate(basic) ? "date" : nil
+            case "date-time": element = XCardVocabulary.isDateTime(basic) ? "date-time" : nil
+            case "time": element = XCardVocabulary.isTime(basic) ? "time" : nil
+            default: element = XCardVocabulary.isTimestamp(basic) ? "timestamp" : nil
+            }
+            if let element {
+                valueElements = [(element, element == "time" && type == "date-and-or-time" ? String(basic.dropFirst()) : basic)]
+                if type != defaultType && !(defaultType == "date-and-or-time" && ["date", "date-time", "time"].contains(type)) {
+                    // An explicit type the element name alone does not carry.
+                    parameters.append(VCardParameter(name: "VALUE", value: type))
+                }
+            } else {
+                valueElements = [("unknown", raw)]
+                if type != defaultType { parameters.append(VCardParameter(name: "VALUE", value: type)) }
+            }
+        case "utc-offset":
+            let basic = String(raw.filter { $0 != ":" })
+            valueElements = XCardVocabulary.isUTCOffset(basic) ? [("utc-offset", basic)] : [("unknown", raw)]
+        case "integer" where Int(raw) != nil, "float" where Double(raw) != nil, "boolean" where ["true", "false"].contains(raw.lowercased()):
+            valueElements = [(type, raw)]
+        case "uri", "language-tag", "unknown":
+            valueElements = [(type, raw)]
+        default:
+            valueElements = [("unknown", raw)]
+            parameters.append(VCardParameter(name: "VALUE", value: type))
+        }
+        // A value element the schema does not allow for this property, or a URI that is not one,
+        // is kept as <unknown>, with a VALUE parameter saying what it was.
+        if components == nil, let allowed = XCardVocabulary.allowedValueElements(name) {
+            let fits = valueElements.allSatisfy { element, text in
+                allowed.contains(element) && (element != "uri" || Self.isURI(text))
+            }
+            if !fits {
+                let declared = valueElements.first?.0 ?? type
+                valueElements = [("unknown", raw)]
+                if declared != "unknown" && !parameters.contains(where: { $0.name.uppercased() == "VALUE" }) {
+                    parameters.append(VCardParameter(name: "VALUE", value: type == defaultType ? declared : type))
+                }
+            }
+        }
+        // XML 1.0 cannot hold C0 control characters, even escaped: they move to the private-use
+        // range U+F700…, and a parameter says so, so that the reader can move them back.
+        if valueElements.contains(where: { Self.hasControlCharacters($0.1) }) {
+            valueElements = valueElements.map { ($0.0, Self.shiftingControlCharacters($0.1)) }
+            parameters.append(VCardParameter(name: XCardVocabulary.controlMarker, value: "U+F700"))
+        }
+        for parameter in property.parameters where parameter.name.uppercased() == "VALUE" && !XCardVocabulary.valueTypes.contains(parameter.values.first?.lowercased() ?? "") {
+            parameters.append(parameter)
+        }
+        parameters = Self.inSchemaOrder(parameters.filter { !($0.name.uppercased() == "CHARSET") }, property: name)
+        if !parameters.isEmpty {
+            start(writer, "parameters")
+            for parameter in parameters {
+                let parameterName = parameter.name.uppercased()
+                start(writer, XCardVocabulary.isXMLName(parameter.name) ? parameter.name.lowercased() : "x-cardsync-parameter")
+                if !XCardVocabulary.isXMLName(parameter.name) { attribute(writer, "name", parameter.name) }
+                var valueType = XCardVocabulary.parameterValueType(parameterName)
+                if valueType == "integer" && !parameter.values.allSatisfy({ Int($0) != nil }) { valueType = "text" }
+                for value in parameter.values { element(writer, valueType, value) }
+                xmlTextWriterEndElement(writer)
+            }
+            xmlTextWriterEndElement(writer)
+        }
+        if let components {
+            for (element, items) in components {
+                if items.isEmpty {
+                    start(writer, element)
+                    xmlTextWriterEndElement(writer)
+                } else {
+                    for item in items { self.element(writer, element, item) }
+                }
+            }
+        } else {
+            for (element, text) in valueElements { self.element(writer, element, text) }
+        }
+        xmlTextWriterEndElement(writer)
+    }
+}
+
+extension String {
+    var asciiUppercasedForXML: String { uppercased() }
+}
