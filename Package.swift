@@ -91,7 +91,7 @@ let package = Package(
         // Release-build benchmark: prints one JSON line per figure.
         .executableTarget(
             name: "cardsync-bench",
-            dependencies: ["VCardKit", "SampleGenerator"],
+            dependencies: ["VCardKit", "VCardXML", "SampleGenerator"],
             swiftSettings: sharedSwiftSettings
         ),
         .target(

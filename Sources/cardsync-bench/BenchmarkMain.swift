@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import SampleGenerator
 import VCardKit
+import VCardXML
 
 /// `cardsync-bench`: measures reading and writing vCards in a release build and prints one JSON
 /// line per figure. Timing lives here, never in unit tests.
@@ -13,6 +14,7 @@ import VCardKit
 /// ```
 /// swift run -c release cardsync-bench [--sizes 10000,100000] [--runs 5] [--work DIR]
 /// cardsync-bench stream FILE      # internal: one streaming read + write 4.0, for peak RSS
+/// cardsync-bench formats FILE RUNS # jCard and xCard write/read of FILE's cards, like the ez-vcard driver
 /// ```
 ///
 /// Workloads per size (generated with seed 1, mixed 3.0/4.0, 10% photos):
@@ -26,6 +28,10 @@ struct BenchmarkMain {
         var arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "stream", arguments.count >= 2 {
             try stream(path: arguments[1], output: arguments.count > 2 ? arguments[2] : "/dev/null")
+            return
+        }
+        if arguments.first == "formats", arguments.count >= 3 {
+            try formats(path: arguments[1], runs: max(1, Int(arguments[2]) ?? 5))
             return
         }
         var sizes = [10_000, 100_000]
@@ -86,6 +92,23 @@ struct BenchmarkMain {
         report("read+write-4.0", size: size, bytes: input.count, seconds: convert, megabytes: megabytes)
         let (seconds, rss) = try childStream(path: path)
         report("stream-rss", size: size, bytes: input.count, seconds: seconds, megabytes: megabytes, peakRSS: rss)
+    }
+
+    /// jCard and xCard throughput on the cards of a vCard file (the same file the ez-vcard
+    /// driver reads): one JSON line with the median seconds of each workload.
+    static func formats(path: String, runs: Int) throws {
+        let input = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let cards = readAll(input)
+        let json = JCardWriter(unwrapsSingleCard: false).bytes(for: cards)
+        let xml = XCardWriter().bytes(for: cards)
+        var sink = 0
+        let writeJSON = median(runs) { sink &+= JCardWriter(unwrapsSingleCard: false).bytes(for: cards).count }
+        let readJSON = median(runs) { sink &+= (try? JCardReader.read(json))?.cards.count ?? 0 }
+        let writeXML = median(runs) { sink &+= XCardWriter().bytes(for: cards).count }
+        let readXML = median(runs) { sink &+= (try? XCardReader.read(xml))?.cards.count ?? 0 }
+        print("{\"peer\":\"cardsync\",\"cards\":\(cards.count),\"jcardBytes\":\(json.count),\"xcardBytes\":\(xml.count),"
+            + "\"writeJCard\":\(format(writeJSON)),\"readJCard\":\(format(readJSON)),\"writeXCard\":\(format(writeXML)),"
+            + "\"readXCard\":\(format(readXML)),\"check\":\(sink % 7)}")
     }
 
     static func readAll(_ input: [UInt8]) -> [VCard] {

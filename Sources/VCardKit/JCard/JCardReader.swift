@@ -109,13 +109,13 @@ public enum JCardReader {
             }
             if key.equalsIgnoringASCIICase("group") {
                 group = values.first
-            } else if key.equalsIgnoringASCIICase(JCardValueType.originalNameParameter), let original = values.first {
+            } else if key.equalsIgnoringASCIICase(VCardValueType.originalNameParameter), let original = values.first {
                 originalName = original
             } else {
                 parameters.append(VCardParameter(name: key.asciiUppercased, values: values))
             }
         }
-        let defaultType = JCardValueType.defaultType(of: name)
+        let defaultType = VCardValueType.defaultType(of: name)
         if type != defaultType && type != "unknown" {
             parameters.append(VCardParameter(name: "VALUE", value: type))
         }
@@ -158,7 +158,7 @@ public enum JCardReader {
 
     private static func convertScalar(_ text: String, type: String, kind: PropertyValueKind) -> String {
         switch type {
-        case "text" where JCardValueType.isEscapedText(kind):
+        case "text" where VCardValueType.isEscapedText(kind):
             return TextEscaping.escape(text)
         case "date", "date-time", "date-and-or-time", "timestamp": return DateForms.basic(text)
         case "time": return DateForms.basic(text, isTime: true)

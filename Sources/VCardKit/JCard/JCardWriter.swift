@@ -60,10 +60,10 @@ public struct JCardWriter: Sendable {
         if let group = property.group, !group.isEmpty { members.append(("group", .string(group))) }
         // A name jCard cannot spell (spaces, slashes in lenient input) travels in a parameter.
         let spellable = property.name.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
-        if !spellable { members.append((JCardValueType.originalNameParameter, .string(property.name))) }
-        var type = JCardValueType.defaultType(of: name)
+        if !spellable { members.append((VCardValueType.originalNameParameter, .string(property.name))) }
+        var type = VCardValueType.defaultType(of: name)
         for parameter in property.parameters where !VCardWriter.isTransferParameter(parameter) {
-            if parameter.hasName("VALUE"), parameter.values.count == 1, JCardValueType.known.contains(parameter.values[0].asciiLowercased) {
+            if parameter.hasName("VALUE"), parameter.values.count == 1, VCardValueType.known.contains(parameter.values[0].asciiLowercased) {
                 type = parameter.values[0].asciiLowercased
                 continue
             }
@@ -74,7 +74,7 @@ public struct JCardWriter: Sendable {
             let key = parameter.name.asciiLowercased
             members.append((key, parameter.values.count == 1 ? .string(parameter.values[0]) : .array(parameter.values.map(JSONValue.string))))
         }
-        if !JCardValueType.known.contains(type) { type = "unknown" }
+        if !VCardValueType.known.contains(type) { type = "unknown" }
         let kind = property.traits.kind
         var values: [JSONValue] = []
         let raw = property.rawValue
@@ -90,7 +90,7 @@ public struct JCardWriter: Sendable {
             values = TextEscaping.split(raw, separator: 0x2C).map { .string(TextEscaping.unescape($0)) }
         case "text" where kind == .text || kind == .embeddedCard:
             values = [.string(TextEscaping.unescape(raw))]
-        case "text" where !JCardValueType.isEscapedText(kind):
+        case "text" where !VCardValueType.isEscapedText(kind):
             values = [.string(raw)]
         case "text":
             // Values cardsync keeps unescaped (TEL, EMAIL, TZ, extensions): as they are.
