@@ -171,3 +171,30 @@ import VCardKit
         #expect(!result.standardOutput.contains("root:"))
     }
 }
+
+/// Every JSON Schema in `Schemas/` is a valid Draft 2020-12 schema with an `$id`, a
+/// description, and examples that validate against it.
+@Suite struct SchemaFileTests {
+    static let schemas = ((try? FileManager.default.contentsOfDirectory(atPath: TestPaths.repositoryRoot.appendingPathComponent("Schemas").path)) ?? [])
+        .filter { $0.hasSuffix(".schema.json") }.sorted()
+
+    @Test func theSchemasFolderHasTheJSONSchemas() {
+        #expect(Set(Self.schemas).isSuperset(of: ["cli-output.schema.json", "jcard.schema.json", "couch-contact.schema.json"]))
+    }
+
+    @Test(arguments: schemas)
+    func schemaHasIdDescriptionAndValidExamples(_ name: String) throws {
+        let data = try Data(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Schemas").appendingPathComponent(name))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
+        #expect((object["$id"] as? String)?.hasSuffix(name) == true)
+        #expect(((object["description"] as? String) ?? "").count > 40)
+        let examples = try #require(object["examples"] as? [Any])
+        #expect(!examples.isEmpty)
+        try #require(SchemaValidator.isAvailable, "python3 with jsonschema is needed")
+        for example in examples {
+            let document = try JSONSerialization.data(withJSONObject: example, options: [.fragmentsAllowed])
+            #expect(try SchemaValidator.problems(validating: document, against: name) == [])
+        }
+    }
+}

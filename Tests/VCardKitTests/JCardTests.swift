@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import VCardKit
+
+/// jCard (RFC 7095): the RFC's example reads as the RFC says, values move between jCard's
+/// extended forms and vCard's basic ones, and broken JSON is reported with its position.
+@Suite struct JCardTests {
+    @Test func readsTheRFC7095Example() throws {
+        let url = TestPaths.corpus.appendingPathComponent("ezvcard/jcard-example.json")
+        let result = try JCardReader.read(Array(Data(contentsOf: url)), sourceName: "jcard-example.json")
+        #expect(result.diagnostics == [])
+        let card = try #require(result.cards.first)
+        #expect(card.version == .v4_0)
+        #expect(card.formattedName == "Simon Perreault")
+        #expect(card.structuredName == StructuredName(family: ["Perreault"], given: ["Simon"], suffixes: ["ing. jr", "M.Sc."]))
+        #expect(card.first("BDAY")?.rawValue == "--0203")
+        #expect(card.first("ANNIVERSARY")?.rawValue == "20090808T143000-0500")
+        #expect(card.all("LANG").map(\.rawValue) == ["fr", "en"])
+        #expect(card.all("LANG").map(\.preference) == [1, 2])
+        #expect(card.organization == ["Viagenie"])
+        #expect(card.addresses.first?.extended == ["Suite D2-630"])
+        #expect(card.addresses.first?.street == ["2875 Laurier"])
+        let tel = try #require(card.telephones.first)
+        #expect(tel.rawValue == "tel:+1-418-656-9254;ext=102")
+        #expect(tel.types == ["work", "voice"])
+        #expect(tel.preference == 1)
+        #expect(tel.parameter("VALUE")?.values == ["uri"])
+        #expect(card.telephones.last?.types == ["work", "cell", "voice", "video", "text"])
+        #expect(card.first("TZ")?.rawValue == "-0500")
+        #expect(card.first("TZ")?.parameter("VALUE")?.values == ["utc-offset"])
+        #expect(card.urls == ["http://nomis80.org"])
+    }
+
+    @Test func writesTheExtendedFormsJCardUses() throws {
+        let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nBDAY:19850412\r\nANNIVERSARY:--0412\r\nREV:20080424T195243Z\r\nTZ;VALUE=utc-offset:-0500\r\nN:Doe;Jane;Ann,Marie;;\r\nCATEGORIES:a,b\\,c\r\nitem1.X-FOO;X-P=1:raw\\,value\r\nEND:VCARD\r\n"
+        let card = try #require(try VCardReader.read(text).cards.first)
+        let json = String(decoding: JCardWriter().bytes(for: [card]), as: UTF8.self)
+        #expect(json.contains(#"["bday",{},"date-and-or-time","1985-04-12"]"#))
+        #expect(json.contains(#"["anniversary",{},"date-and-or-time","--04-12"]"#))
+        #expect(json.contains(#"["rev",{},"timestamp","2008-04-24T19:52:43Z"]"#))
+        #expect(json.contains(#"["tz",{},"utc-offset","-05:00"]"#))
+        #expect(json.contains(#"["n",{},"text",["Doe","Jane",["Ann","Marie"],"",""]]"#))
+        #expect(json.contains(#"["categories",{},"text","a","b,c"]"#))
+        #expect(json.contains(#"["x-foo",{"group":"item1","x-p":"1"},"unknown","raw\\,value"]"#))
+        let back = try #require(try JCardReader.read(Array(json.utf8)).cards.first)
+        #expect(CanonicalForm.properties(of: back) == CanonicalForm.properties(of: card))
+    }
+
+    @Test func reportsBrokenJSONWithLineAndColumn() throws {
+        let result = try JCardReader.read(Array("[\"vcard\",\n  [[\"fn\", {}, \"text\" \"x\"]]]".utf8), sourceName: "broken.json")
+        let error = try #require(result.diagnostics.first)
+        #expect(error.severity == .error)
+        #expect(error.code.rawValue == "invalid-json")
+        #expect(error.location.line == 2)
+        #expect(error.location.column == 22)
+    }
+
+    @Test func rejectsDeepNestingWithoutExhaustingTheStack() throws {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let result = try JCardReader.read(Array(deep.utf8))
+        #expect(result.diagnostics.contains { $0.code.rawValue == "invalid-json" && $0.message.contains("nested deeper") })
+    }
+
+    @Test func schemaCheckFindsAPropertyWithoutValue() throws {
+        let schema = try JSONSchemaCheck(schema: Array(Data(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Schemas/jcard.schema.json"))))
+        #expect(schema.problems(in: Array(#"["vcard",[["fn",{},"text","A"]]]"#.utf8)) == [])
+        #expect(!schema.problems(in: Array(#"["vcard",[["fn",{},"text"]]]"#.utf8)).isEmpty)
+        #expect(!schema.problems(in: Array(#"["vcard",[["FN",{},"text","A"]]]"#.utf8)).isEmpty)
+        #expect(!schema.problems(in: Array(#"["vcard",[["fn",{},"txt","A"]]]"#.utf8)).isEmpty)
+    }
+}
