@@ -21,7 +21,7 @@ public enum VersionConverter {
         let source = card.sourceVersion ?? card.version ?? .v3_0
         var properties: [VCardProperty] = [VCardProperty(name: "VERSION", rawValue: target.rawValue)]
         properties.reserveCapacity(card.properties.count + 1)
-        for var property in card.properties where !property.hasName("VERSION") {
+        for var property in card.properties where property.traits.upperName != "VERSION" {
             // A property that the conversion leaves unchanged keeps its original bytes (any change
             // forgets them); vCard 2.1 bytes are never valid 3.0 or 4.0, so they are always dropped.
             if source == .v2_1 { property.original = nil }
@@ -62,6 +62,13 @@ public enum VersionConverter {
     /// Names every parameter, drops transfer encodings, and folds vCard 2.1 spellings into 3.0 ones.
     private static func normalizeParameters(_ property: inout VCardProperty, from source: VCardVersion) {
         guard !property.parameters.isEmpty else { return }
+        // Most parameters need nothing: skip the rebuild unless one does.
+        let needsWork = property.parameters.contains { parameter in
+            parameter.isNameless || (source == .v2_1 && parameter.hasName("TYPE")) || VCardWriter.isTransferParameter(parameter)
+                || (parameter.hasName("ENCODING") && parameter.values != ["b"])
+                || (parameter.hasName("VALUE") && parameter.values.first?.equalsIgnoringASCIICase("URL") == true)
+        }
+        guard needsWork else { return }
         var parameters: [VCardParameter] = []
         parameters.reserveCapacity(property.parameters.count)
         var typeIndex: Int?
@@ -121,7 +128,7 @@ public enum VersionConverter {
             let label = property.parameters.remove(at: index)
             placeLabel(label, in: &property)
         }
-        if property.hasName("GEO"), !property.rawValue.hasPrefix("geo:"),
+        if property.traits.upperName == "GEO", !property.rawValue.hasPrefix("geo:"),
            let geo = geoURI(fromPair: property.rawValue) {
             property.rawValue = geo
         }
@@ -200,7 +207,7 @@ public enum VersionConverter {
             }
             property.rawValue = base64
         }
-        if property.hasName("GEO"), let pair = geoPair(fromURI: property.rawValue) {
+        if property.traits.upperName == "GEO", let pair = geoPair(fromURI: property.rawValue) {
             property.rawValue = pair
         }
         if property.traits.upperName == "N", let sortIndex = property.parameters.firstIndex(where: { $0.hasName("SORT-AS") }),
@@ -211,7 +218,7 @@ public enum VersionConverter {
             properties.append(property)
             property = sortString
         }
-        if property.hasName("ADR"), let labelIndex = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
+        if property.traits.upperName == "ADR", let labelIndex = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
             let label = property.parameters.remove(at: labelIndex)
             var labelProperty = VCardProperty(group: property.group, name: "LABEL",
                                               parameters: property.parameters.filter { $0.hasName("TYPE") },

@@ -668,16 +668,23 @@ struct CardParser {
         var uids: [Int] = []
         var hasFN = false
         var hasN = false
-        var singulars: [String: [Int]] = [:]
+        // (name, first index, second index) of properties that appear at most once.
+        var singulars: [(name: String, first: Int, second: Int?)] = []
         for (index, property) in card.properties.enumerated() {
             let traits = property.traits
             switch traits.upperName {
             case "VERSION": versions.append(index)
             case "UID": uids.append(index)
             case "FN": hasFN = true
-            case "N": hasN = true; singulars["N", default: []].append(index)
             default:
-                if traits.isSingular { singulars[traits.upperName, default: []].append(index) }
+                if traits.upperName == "N" { hasN = true }
+                if traits.isSingular {
+                    if let seen = singulars.firstIndex(where: { $0.name == traits.upperName }) {
+                        if singulars[seen].second == nil { singulars[seen].second = index }
+                    } else {
+                        singulars.append((traits.upperName, index, nil))
+                    }
+                }
             }
             checkProperty(property, line: index)
         }
@@ -691,9 +698,11 @@ struct CardParser {
             error(.duplicateUID, "card has \(uids.count) UID properties; a card has one identity (remove all but one UID)",
                   line: line(of: uids[1]), offset: 0)
         }
-        for (name, found) in singulars.sorted(by: { $0.key < $1.key }) where found.count > 1 {
-            warn(.duplicateSingleProperty, "\(name) appears \(found.count) times; it should appear at most once",
-                 line: line(of: found[1]), offset: 0)
+        for singular in singulars {
+            if let second = singular.second {
+                warn(.duplicateSingleProperty, "\(singular.name) appears more than once; it should appear at most once",
+                     line: line(of: second), offset: 0)
+            }
         }
         if version != .v2_1 && !hasFN {
             warn(.missingFormattedName, "card has no FN (formatted name), which vCard \(version.rawValue) requires", line: 0, offset: 0)
