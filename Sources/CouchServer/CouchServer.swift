@@ -1,0 +1,73 @@
+public import Foundation
+public import Hummingbird
+public import Logging
+
+/// A CouchDB-compatible HTTP endpoint over a local data folder: `cardsync serve`.
+///
+/// It answers the requests CouchDB clients and CouchDB's replicator make (databases, documents
+/// with revision trees, `_bulk_docs`, `_changes`, `_all_docs`, `_revs_diff`, `_bulk_get`,
+/// `_local` checkpoints, sessions) with CouchDB 3.5's status codes, headers and error bodies.
+///
+/// ```swift
+/// let server = try CouchServer(configuration: .init(dataDirectory: folder, port: 0), logger: logger)
+/// try await server.run { port in print("listening on \(port)") }
+/// ```
+public struct CouchServer: Sendable {
+    /// The configuration.
+    public let configuration: CouchServerConfiguration
+    /// The databases.
+    public let catalog: DatabaseCatalog
+    let authenticator: Authenticator
+    let serverUUID: String
+    let logger: Logger
+
+    /// Opens the data folder and sets up the admin.
+    ///
+    /// - Throws: ``CouchError`` when the folder cannot be used, or when `--admin NAME` was given
+    ///   without a password and no hash for that name is stored.
+    public init(configuration: CouchServerConfiguration, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.catalog = try DatabaseCatalog(directory: configuration.dataDirectory,
+                                           revisionsLimit: configuration.revisionsLimit, logger: logger)
+        let settings = try ServerSettings.loadOrCreate(in: configuration.dataDirectory)
+        let admin = try AdminStore.resolve(configuration.admin, in: configuration.dataDirectory,
+                                           iterations: configuration.passwordIterations)
+        if admin == nil {
+            logger.warning("no admin configured: every request is allowed (give --admin to require credentials)")
+        }
+        self.serverUUID = settings.uuid
+        self.authenticator = Authenticator(admin: admin, cookieSecret: Array(settings.secret.utf8),
+                                           sessionTimeout: configuration.sessionTimeout)
+    }
+
+    /// The Hummingbird application serving this endpoint; `onListening` gets the bound port.
+    public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let responder = CouchResponder(server: self)
+        return Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: nil
+            ),
+            onServerRunning: { channel in
+                await onListening(channel.localAddress?.port ?? 0)
+            },
+            logger: logger
+        )
+    }
+
+    /// Serves until the task is cancelled or the process gets SIGINT or SIGTERM.
+    ///
+    /// - Parameter onListening: called once with the bound port when the server accepts requests.
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await makeApplication(onListening: onListening).runService()
+    }
+}
+
+extension CouchServer {
+    /// The name of the admin whose password hash is stored in `directory`, if any.
+    public static func storedAdminName(in directory: URL) -> String? {
+        AdminStore.stored(in: directory)?.name
+    }
+}

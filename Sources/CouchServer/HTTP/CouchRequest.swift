@@ -1,0 +1,127 @@
+import Hummingbird
+import NIOCore
+
+/// A header field name (`HTTPField.Name`, which Hummingbird does not re-export).
+typealias HeaderName = HTTPFields.Element.Name
+
+/// A request as the handlers see it: decoded path segments, query parameters, the collected
+/// body and who sent it.
+struct CouchRequest: Sendable {
+    var method: HTTPRequest.Method
+    /// Path segments, percent-decoded (`%2F` inside a segment stays a `/` in that segment).
+    var segments: [String]
+    /// Path and query as sent, for logs.
+    var target: String
+    /// Query parameters, decoded; the last of repeated names wins.
+    var query: [String: String]
+    var headers: HTTPFields
+    var body: [UInt8]
+    var identity: Authenticator.Identity = .anonymous
+    /// `host:port` the client addressed, for `Location` headers.
+    var authority: String
+
+    /// Whether the client accepts JSON (else CouchDB answers `text/plain`).
+    var acceptsJSON: Bool {
+        headers[.accept].map { $0.contains("application/json") } ?? false
+    }
+
+    func header(_ name: String) -> String? {
+        HeaderName(name).flatMap { headers[$0] }
+    }
+
+    /// A Boolean query parameter (`true`/`false`); absent is `defaultValue`.
+    func flag(_ name: String, default defaultValue: Bool = false) throws(CouchError) -> Bool {
+        guard let value = query[name] else { return defaultValue }
+        switch value {
+        case "true": return true
+        case "false": return false
+        default: throw CouchError(.badRequest, reason: "Invalid boolean parameter: \"\(value)\"")
+        }
+    }
+
+    /// A non-negative integer query parameter.
+    func integer(_ name: String) throws(CouchError) -> Int? {
+        guard let value = query[name] else { return nil }
+        guard let number = Int(value), number >= 0 else {
+            throw CouchError(.badRequest, reason: "Invalid value for integer parameter \"\(name)\": \"\(value)\"")
+        }
+        return number
+    }
+
+    /// A query parameter holding JSON (`startkey="a"`, `keys=[…]`).
+    func json(_ name: String) throws(CouchError) -> JSONValue? {
+        guard let value = query[name] else { return nil }
+        do {
+            return try JSONParser.parse(Array(value.utf8))
+        } catch {
+            throw CouchError(.badRequest, reason: "Invalid JSON for parameter \"\(name)\"")
+        }
+    }
+
+    /// The body as JSON.
+    func jsonBody() throws(CouchError) -> JSONValue {
+        try JSONValue(parsing: body)
+    }
+
+    /// The body as a JSON object.
+    func jsonObjectBody() throws(CouchError) -> JSONObject {
+        guard let object = try jsonBody().objectValue else {
+            throw CouchError(.badRequest, reason: "Request body must be a JSON object")
+        }
+        return object
+    }
+
+    /// POST endpoints insist on `Content-Type: application/json`, as CouchDB does.
+    func requireJSONContentType() throws(CouchError) {
+        guard let type = headers[.contentType], type.lowercased().hasPrefix("application/json") else {
+            throw CouchError(.badContentType, reason: "Content-Type must be application/json")
+        }
+    }
+}
+
+/// Percent-decoding of path segments and query strings.
+enum PercentEncoding {
+    /// Decodes `%XX` escapes (and `+` as a space in query strings); `nil` when the result is not UTF-8.
+    static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(high << 4 | low)
+            } else if plusIsSpace, byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Encodes a document id or database name for a URL the way CouchDB does: letters, digits
+    /// and `_ . - :` stay, everything else becomes `%XX`.
+    static func encode(_ text: String) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var output: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"):
+                output.append(byte)
+            default:
+                output.append(contentsOf: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

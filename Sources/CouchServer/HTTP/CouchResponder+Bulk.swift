@@ -1,0 +1,155 @@
+import Hummingbird
+
+extension CouchResponder {
+    /// `POST /{db}/_bulk_docs`: per-document results; with `new_edits: false` (replication)
+    /// revisions are stored as given and only failures are listed.
+    func bulkDocuments(_ request: CouchRequest, _ database: Database) async throws(CouchError) -> CouchResponse {
+        try request.requireJSONContentType()
+        let body = try request.jsonObjectBody()
+        guard let docsValue = body["docs"] else {
+            throw CouchError(.badRequest, reason: "POST body must include `docs` parameter.")
+        }
+        guard let documents = docsValue.arrayValue else {
+            throw CouchError(.badRequest, reason: "`docs` parameter must be an array.")
+        }
+        let newEdits = body["new_edits"]?.boolValue ?? true
+        enum Slot { case edit(Int), local(id: String, result: JSONValue), failed(id: String?, CouchError) }
+        var slots: [Slot] = []
+        var edits: [DocumentEdit] = []
+        for document in documents {
+            guard let object = document.objectValue else {
+                slots.append(.failed(id: nil, CouchError(.badRequest, reason: "Document must be a JSON object")))
+                continue
+            }
+            let declaredID = object["_id"]?.stringValue
+            do throws(CouchError) {
+                if let localID = declaredID, localID.hasPrefix("_local/") {
+                    var object = object
+                    let localRevision = object["_rev"]?.stringValue
+                    object["_rev"] = nil
+                    let parsed = try DocumentRequestBody.parse(object)
+                    let revision = try await database.updateLocal(localID, revision: localRevision, isDeleted: parsed.isDeleted, body: parsed.body)
+                    slots.append(.local(id: localID, result: .object(["ok": .bool(true), "id": .string(localID), "rev": .string(revision)])))
+                    continue
+                }
+                let parsed = try DocumentRequestBody.parse(object)
+                let id = parsed.id ?? (newEdits ? Database.randomHex() : "")
+                if id.hasPrefix("_local/") {
+                    let revision = try await database.updateLocal(id, revision: nil,
+                                                                  isDeleted: parsed.isDeleted, body: parsed.body)
+                    slots.append(.local(id: id, result: .object(["ok": .bool(true), "id": .string(id), "rev": .string(revision)])))
+                    continue
+                }
+                let edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: configuration.maximumDocumentSize)
+                slots.append(.edit(edits.count))
+                edits.append(edit)
+            } catch {
+                slots.append(.failed(id: declaredID, error))
+            }
+        }
+        let outcomes = try await database.update(edits, newEdits: newEdits)
+        var results: [JSONValue] = []
+        for slot in slots {
+            switch slot {
+            case .edit(let index):
+                switch outcomes[index] {
+                case .saved(let id, let revision):
+                    if newEdits { results.append(.object(["ok": .bool(true), "id": .string(id), "rev": .string(revision.description)])) }
+                case .alreadyPresent:
+                    continue
+                case .failed(let id, let error):
+                    results.append(Self.failure(id: id, error))
+                }
+            case .local(_, let result):
+                if newEdits { results.append(result) }
+            case .failed(let id, let error):
+                results.append(Self.failure(id: id, error))
+            }
+        }
+        return CouchResponse(status: .created, .array(results))
+    }
+
+    private static func failure(id: String?, _ error: CouchError) -> JSONValue {
+        .object(["id": id.map(JSONValue.string) ?? .null, "error": .string(error.code.name), "reason": .string(error.reason)])
+    }
+
+    /// `POST /{db}/_revs_diff`: which of the given revisions the database lacks.
+    func revisionsDifference(_ request: CouchRequest, _ database: Database) async throws(CouchError) -> CouchResponse {
+        try request.requireJSONContentType()
+        let body = try request.jsonObjectBody()
+        var result = JSONObject()
+        for member in body.members {
+            guard let list = member.value.arrayValue else {
+                throw CouchError(.badRequest, reason: "Revisions for \(member.key) must be a list")
+            }
+            let entry = try await database.entry(member.key)
+            var missing: [String] = []
+            var highestMissing = 0
+            for item in list {
+                guard let text = item.stringValue else { throw CouchError.invalidRevisionFormat }
+                let revision = Revision(text)
+                if let revision, entry?.tree.contains(revision) == true { continue }
+                if !missing.contains(text) { missing.append(text) }
+                highestMissing = max(highestMissing, revision?.generation ?? 0)
+            }
+            guard !missing.isEmpty else { continue }
+            var row: JSONObject = ["missing": .array(missing.map(JSONValue.string))]
+            let ancestors = (entry?.tree.leaves ?? []).filter { $0.generation < highestMissing }.sorted()
+            if !ancestors.isEmpty { row["possible_ancestors"] = .array(ancestors.map { .string($0.description) }) }
+            result.append(member.key, .object(row))
+        }
+        return CouchResponse(.object(result))
+    }
+
+    /// `POST /{db}/_bulk_get`: documents at given revisions (`revs`, `latest`).
+    func bulkGet(_ request: CouchRequest, _ database: Database) async throws(CouchError) -> CouchResponse {
+        try request.requireJSONContentType()
+        let body = try request.jsonObjectBody()
+        guard let requests = body["docs"]?.arrayValue else {
+            throw CouchError(.badRequest, reason: "Missing JSON list of 'docs'.")
+        }
+        var options = try renderOptions(request)
+        options.revisions = try request.flag("revs")
+        let latest = try request.flag("latest")
+        var results: [JSONValue] = []
+        for item in requests {
+            guard let id = item["id"]?.stringValue else {
+                let error = Self.bulkGetError(id: nil, revision: item["rev"]?.stringValue, .init(.badRequest, reason: "document id missed"))
+                results.append(.object(["id": .null, "docs": .array([error])]))
+                continue
+            }
+            let revisionText = item["rev"]?.stringValue
+            var docs: [JSONValue] = []
+            if let entry = try await database.entry(id), let winner = entry.winner {
+                if let revisionText {
+                    if let revision = Revision(revisionText) {
+                        let targets = latest ? entry.tree.leaves(descendingFrom: revision) : [revision]
+                        for target in targets {
+                            if let object = try await database.render(entry, revision: target, options: options) {
+                                docs.append(.object(["ok": .object(object)]))
+                            }
+                        }
+                    }
+                    if docs.isEmpty { docs.append(Self.bulkGetError(id: id, revision: revisionText, .missingDocument)) }
+                } else if entry.isDeleted {
+                    docs.append(Self.bulkGetError(id: id, revision: "undefined", .deletedDocument))
+                } else if let object = try await database.render(entry, revision: winner, options: options) {
+                    docs.append(.object(["ok": .object(object)]))
+                } else {
+                    docs.append(Self.bulkGetError(id: id, revision: "undefined", .missingDocument))
+                }
+            } else {
+                docs.append(Self.bulkGetError(id: id, revision: revisionText ?? "undefined", .missingDocument))
+            }
+            results.append(.object(["id": .string(id), "docs": .array(docs)]))
+        }
+        return CouchResponse(.object(["results": .array(results)]))
+    }
+
+    private static func bulkGetError(id: String?, revision: String?, _ error: CouchError) -> JSONValue {
+        .object(["error": .object([
+            "id": id.map(JSONValue.string) ?? .null, "rev": revision.map(JSONValue.string) ?? .null,
+            "error": .string(error.code.name), "reason": .string(error.reason),
+        ])])
+    }
+}

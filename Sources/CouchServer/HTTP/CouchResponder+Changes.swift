@@ -1,0 +1,202 @@
+import Hummingbird
+import NIOCore
+
+extension CouchResponder {
+    /// What a `_changes` request asks for.
+    private struct ChangesQuery: Sendable {
+        var since: Int
+        var limit: Int?
+        var descending: Bool
+        var includeDocs: Bool
+        var allLeaves: Bool
+        var options: Database.RenderOptions
+        var documentIDs: Set<String>?
+        var designOnly: Bool
+        var timeout: Duration
+        var heartbeat: Duration?
+
+        func includes(_ id: String) -> Bool {
+            if designOnly, !id.hasPrefix("_design/") { return false }
+            return documentIDs?.contains(id) ?? true
+        }
+    }
+
+    /// `GET`/`POST /{db}/_changes`: `feed=normal|longpoll|continuous`, `since` (token or `now`),
+    /// `limit`, `descending`, `include_docs`, `conflicts`, `style=all_docs`, `filter=_doc_ids|_design`,
+    /// `timeout`, `heartbeat`.
+    func changes(_ request: CouchRequest, _ database: Database) async throws(CouchError) -> CouchResponse {
+        var body = JSONObject()
+        if request.method == .post, !request.body.isEmpty {
+            try request.requireJSONContentType()
+            body = try request.jsonObjectBody()
+        }
+        let sinceText = request.query["since"] ?? "0"
+        guard let since = await database.parseSequence(sinceText) else {
+            throw CouchError(.badRequest, reason: "Malformed sequence supplied in 'since' parameter.")
+        }
+        var query = ChangesQuery(
+            since: since, limit: try request.integer("limit"), descending: try request.flag("descending"),
+            includeDocs: try request.flag("include_docs"), allLeaves: request.query["style"] == "all_docs",
+            options: Database.RenderOptions(conflicts: try request.flag("conflicts")),
+            documentIDs: nil, designOnly: false, timeout: .milliseconds(60_000), heartbeat: nil
+        )
+        switch request.query["filter"] {
+        case nil:
+            break
+        case "_doc_ids":
+            var list = body["doc_ids"]
+            if list == nil { list = try request.json("doc_ids") }
+            guard let ids = list?.arrayValue?.compactMap(\.stringValue) else {
+                throw CouchError(.badRequest, reason: "`doc_ids` filter parameter is not a list of doc ids.")
+            }
+            query.documentIDs = Set(ids)
+        case "_design":
+            query.designOnly = true
+        case let other?:
+            throw CouchError(.badRequest, reason: "filter '\(other)' is not supported: cardsync serve runs no design functions")
+        }
+        if let timeout = try request.integer("timeout") { query.timeout = .milliseconds(min(timeout, 60_000)) }
+        if let heartbeat = request.query["heartbeat"] {
+            if heartbeat == "true" {
+                query.heartbeat = .milliseconds(60_000)
+            } else if let milliseconds = Int(heartbeat), milliseconds > 0 {
+                query.heartbeat = .milliseconds(milliseconds)
+            } else {
+                throw CouchError(.badRequest, reason: "Invalid heartbeat value")
+            }
+        }
+        let feed = request.query["feed"] ?? "normal"
+        switch feed {
+        case "normal":
+            let page = try await changesPage(database, query)
+            var response = CouchResponse(.object(page.object))
+            response.setETag(Self.opaqueTag(Array("\(database.uuid)\(page.lastSequence)\(request.target)".utf8)))
+            return response
+        case "longpoll":
+            return longpoll(database, query)
+        case "continuous":
+            return continuous(database, query)
+        default:
+            throw CouchError(.badRequest, reason: "Supported feeds are normal, longpoll and continuous")
+        }
+    }
+
+    private struct ChangesPage: Sendable {
+        var rows: [JSONValue]
+        var lastSequence: Int
+        var pending: Int
+
+        func object(database: Database) -> JSONObject {
+            ["results": .array(rows), "last_seq": .string(database.sequenceToken(lastSequence)), "pending": .integer(pending)]
+        }
+    }
+
+    private func changesPage(_ database: Database, _ query: ChangesQuery) async throws(CouchError) -> (object: JSONObject, lastSequence: Int, isEmpty: Bool) {
+        let page = try await changeRows(database, query)
+        return (page.object(database: database), page.lastSequence, page.rows.isEmpty)
+    }
+
+    private func changeRows(_ database: Database, _ query: ChangesQuery) async throws(CouchError) -> ChangesPage {
+        let filter = query
+        let (changes, lastSequence, pending) = try await database.changes(
+            since: query.descending ? 0 : query.since, limit: query.limit, descending: query.descending,
+            includes: { filter.includes($0) }
+        )
+        var rows: [JSONValue] = []
+        rows.reserveCapacity(changes.count)
+        for change in changes {
+            let entry = change.entry
+            guard let winner = entry.winner else { continue }
+            let revisions = query.allLeaves ? entry.tree.sortedLeaves : [winner]
+            var row: JSONObject = [
+                "seq": .string(database.sequenceToken(change.sequence)),
+                "id": .string(entry.id),
+                "changes": .array(revisions.map { .object(["rev": .string($0.description)]) }),
+            ]
+            if entry.isDeleted { row["deleted"] = .bool(true) }
+            if query.includeDocs {
+                row["doc"] = (try await database.render(entry, revision: winner, options: query.options)).map(JSONValue.object) ?? .null
+            }
+            rows.append(.object(row))
+        }
+        return ChangesPage(rows: rows, lastSequence: lastSequence, pending: pending)
+    }
+
+    /// Answers when there is a change after `since`, or when `timeout` passes; with `heartbeat`,
+    /// a newline is sent every interval while waiting.
+    private func longpoll(_ database: Database, _ query: ChangesQuery) -> CouchResponse {
+        let deadline = ContinuousClock.now + query.timeout
+        let wait: @Sendable () async throws -> ChangesPage = {
+            var since = query.since
+            while true {
+                let page = try await changeRows(database, query)
+                if !page.rows.isEmpty || ContinuousClock.now >= deadline || Task.isCancelled { return page }
+                since = max(since, page.lastSequence)
+                let remaining = deadline - ContinuousClock.now
+                await database.waitForChange(after: since, timeout: min(remaining, query.heartbeat ?? remaining))
+                if ContinuousClock.now >= deadline { return try await changeRows(database, query) }
+            }
+        }
+        guard let heartbeat = query.heartbeat else {
+            return CouchResponse(status: .ok, body: .stream { writer in
+                let page = try await wait()
+                var bytes = JSONValue.object(page.object(database: database)).serialized()
+                bytes.append(0x0A)
+                try await writer.write(ByteBuffer(bytes: bytes))
+            })
+        }
+        return CouchResponse(status: .ok, body: .stream { writer in
+            var since = query.since
+            while true {
+                let page = try await changeRows(database, query)
+                if !page.rows.isEmpty || ContinuousClock.now >= deadline {
+                    var bytes = JSONValue.object(page.object(database: database)).serialized()
+                    bytes.append(0x0A)
+                    try await writer.write(ByteBuffer(bytes: bytes))
+                    return
+                }
+                since = max(since, page.lastSequence)
+                let remaining = deadline - ContinuousClock.now
+                await database.waitForChange(after: since, timeout: min(remaining, heartbeat))
+                if await database.updateSequence <= since, ContinuousClock.now < deadline {
+                    try await writer.write(ByteBuffer(bytes: [0x0A]))
+                }
+            }
+        })
+    }
+
+    /// One JSON line per change as they happen, until `limit` rows or `timeout` without a change;
+    /// then a last line with `last_seq`.
+    private func continuous(_ database: Database, _ query: ChangesQuery) -> CouchResponse {
+        CouchResponse(status: .ok, body: .stream { writer in
+            var query = query
+            var sent = 0
+            var lastChange = ContinuousClock.now
+            while true {
+                if let limit = query.limit { query.limit = limit - sent }
+                let page = try await changeRows(database, query)
+                for row in page.rows {
+                    var bytes = row.serialized()
+                    bytes.append(0x0A)
+                    try await writer.write(ByteBuffer(bytes: bytes))
+                }
+                sent += page.rows.count
+                query.since = max(query.since, page.lastSequence)
+                if !page.rows.isEmpty { lastChange = ContinuousClock.now }
+                let limitReached = query.limit.map { $0 - page.rows.count <= 0 } ?? false
+                let idle = ContinuousClock.now - lastChange
+                if limitReached || idle >= query.timeout || Task.isCancelled {
+                    var bytes = JSONValue.object(["last_seq": .string(database.sequenceToken(query.since)), "pending": .integer(page.pending)]).serialized()
+                    bytes.append(0x0A)
+                    try await writer.write(ByteBuffer(bytes: bytes))
+                    return
+                }
+                let wait = min(query.timeout - idle, query.heartbeat ?? query.timeout)
+                await database.waitForChange(after: query.since, timeout: wait)
+                if await database.updateSequence <= query.since, query.heartbeat != nil {
+                    try await writer.write(ByteBuffer(bytes: [0x0A]))
+                }
+            }
+        })
+    }
+}

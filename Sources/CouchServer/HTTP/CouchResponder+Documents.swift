@@ -1,0 +1,245 @@
+import Crypto
+import Hummingbird
+
+extension CouchResponder {
+    /// `GET`, `HEAD`, `PUT` and `DELETE /{db}/{docid}` (including `_design/…`).
+    func document(_ request: CouchRequest, _ database: Database, id: String) async throws(CouchError) -> CouchResponse {
+        switch request.method {
+        case .get, .head:
+            return try await readDocument(request, database, id: id)
+        case .put:
+            return try await writeDocument(request, database, id: id)
+        case .delete:
+            guard let revision = try revisionFromQueryOrHeader(request) else { throw CouchError.conflictingUpdate }
+            let edit = DocumentEdit(id: id, baseRevision: revision, isDeleted: true)
+            let saved = try await save(edit, in: database)
+            var response = CouchResponse(.object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
+            response.setETag(saved.description)
+            return response
+        default:
+            try allow(request, [.get, .head, .put, .delete])
+            return .ok()
+        }
+    }
+
+    /// `rev` from the query or `If-Match` (they must agree).
+    private func revisionFromQueryOrHeader(_ request: CouchRequest) throws(CouchError) -> Revision? {
+        var texts: [String] = []
+        if let query = request.query["rev"] { texts.append(query) }
+        if let header = request.headers[.ifMatch] { texts.append(header.trimmingQuotes()) }
+        guard let first = texts.first else { return nil }
+        guard let revision = Revision(first) else { throw CouchError.invalidRevisionFormat }
+        if texts.count > 1, texts[1] != first {
+            throw CouchError(.badRequest, reason: "Document rev and etag have different values.")
+        }
+        return revision
+    }
+
+    private func save(_ edit: DocumentEdit, in database: Database, newEdits: Bool = true) async throws(CouchError) -> Revision {
+        let outcomes = try await database.update([edit], newEdits: newEdits)
+        switch outcomes.first {
+        case .saved(_, let revision): return revision
+        case .failed(_, let error): throw error
+        case .alreadyPresent, nil: return edit.history?.first ?? edit.baseRevision ?? Revision(generation: 1, hash: "")
+        }
+    }
+
+    private func writeDocument(_ request: CouchRequest, _ database: Database, id: String) async throws(CouchError) -> CouchResponse {
+        let object = try request.jsonBody()
+        guard let object = object.objectValue else {
+            throw CouchError(.badRequest, reason: "Document must be a JSON object")
+        }
+        var parsed = try DocumentRequestBody.parse(object)
+        let outside = try revisionFromQueryOrHeader(request)
+        if let outside {
+            if let inside = parsed.revision, inside != outside {
+                throw CouchError(.badRequest, reason: "Document rev from request body and query string have different values")
+            }
+            parsed.revision = outside
+        }
+        let newEdits = try request.flag("new_edits", default: true)
+        let edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: configuration.maximumDocumentSize)
+        let saved = try await save(edit, in: database, newEdits: newEdits)
+        var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
+        response.setETag(saved.description)
+        response.setHeader("Location", location(request, database.name, id))
+        return response
+    }
+
+    /// `POST /{db}`: a new document, its id from `_id` or generated.
+    func postDocument(_ request: CouchRequest, _ database: Database) async throws(CouchError) -> CouchResponse {
+        try request.requireJSONContentType()
+        guard let object = try request.jsonBody().objectValue else {
+            throw CouchError(.badRequest, reason: "Document must be a JSON object")
+        }
+        let parsed = try DocumentRequestBody.parse(object)
+        let id = parsed.id ?? Database.randomHex()
+        if id.hasPrefix("_local/") {
+            let revision = try await database.updateLocal(id, revision: parsed.revision?.description, isDeleted: parsed.isDeleted, body: parsed.body)
+            return CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(revision)]))
+        }
+        let edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: true, maximumSize: configuration.maximumDocumentSize)
+        let saved = try await save(edit, in: database)
+        var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
+        response.setHeader("Location", location(request, database.name, id))
+        return response
+    }
+
+    /// The `Database.RenderOptions` a document request asks for.
+    func renderOptions(_ request: CouchRequest) throws(CouchError) -> Database.RenderOptions {
+        let meta = try request.flag("meta")
+        let revisionsInfo = try request.flag("revs_info")
+        let conflicts = try request.flag("conflicts")
+        let deletedConflicts = try request.flag("deleted_conflicts")
+        return Database.RenderOptions(
+            revisions: try request.flag("revs"),
+            revisionsInfo: meta || revisionsInfo,
+            conflicts: meta || conflicts,
+            deletedConflicts: meta || deletedConflicts
+        )
+    }
+
+    private func readDocument(_ request: CouchRequest, _ database: Database, id: String) async throws(CouchError) -> CouchResponse {
+        guard let entry = try await database.entry(id), let winner = entry.winner else { throw CouchError.missingDocument }
+        let options = try renderOptions(request)
+        if let openRevisions = request.query["open_revs"] {
+            return try await self.openRevisions(request, database, entry: entry, parameter: openRevisions, options: options)
+        }
+        var revision = winner
+        if let text = request.query["rev"] {
+            guard let requested = Revision(text) else { throw CouchError.invalidRevisionFormat }
+            revision = requested
+            if try request.flag("latest"), let latest = entry.tree.leaves(descendingFrom: requested).max() {
+                revision = latest
+            }
+        } else if entry.isDeleted {
+            throw CouchError.deletedDocument
+        }
+        guard let object = try await database.render(entry, revision: revision, options: options) else {
+            throw CouchError.missingDocument
+        }
+        var response = CouchResponse(.object(object))
+        let hasMeta = options.revisionsInfo || object["_conflicts"] != nil || object["_deleted_conflicts"] != nil
+        if !hasMeta {
+            let tag = "\"\(revision)\""
+            if request.headers[.ifNoneMatch] == tag {
+                return CouchResponse(status: .notModified, body: .empty)
+            }
+            response.setETag(revision.description)
+        }
+        return response
+    }
+
+    /// `?open_revs=all` or `?open_revs=[…]`: the asked revisions, as `{"ok": doc}` or `{"missing": rev}`.
+    private func openRevisions(_ request: CouchRequest, _ database: Database, entry: DocumentEntry, parameter: String,
+                               options: Database.RenderOptions) async throws(CouchError) -> CouchResponse {
+        var results: [JSONValue] = []
+        let latest = try request.flag("latest")
+        if parameter == "all" {
+            for leaf in entry.tree.leaves.sorted() {
+                if let object = try await database.render(entry, revision: leaf, options: options) {
+                    results.append(.object(["ok": .object(object)]))
+                }
+            }
+        } else {
+            guard let list = try request.json("open_revs")?.arrayValue else {
+                throw CouchError(.badRequest, reason: "Invalid open_revs parameter")
+            }
+            for item in list {
+                guard let text = item.stringValue, let revision = Revision(text) else { throw CouchError.invalidRevisionFormat }
+                let targets = latest ? entry.tree.leaves(descendingFrom: revision) : [revision]
+                var found = false
+                for target in targets {
+                    if let object = try await database.render(entry, revision: target, options: options) {
+                        results.append(.object(["ok": .object(object)]))
+                        found = true
+                    }
+                }
+                if !found { results.append(.object(["missing": .string(text)])) }
+            }
+        }
+        let accept = request.headers[.accept] ?? ""
+        if accept.contains("multipart/mixed"), !accept.contains("application/json") {
+            return multipart(results)
+        }
+        return CouchResponse(.array(results))
+    }
+
+    /// `open_revs` as CouchDB's replicator asks for it: one JSON part per revision.
+    private func multipart(_ results: [JSONValue]) -> CouchResponse {
+        let boundary = Database.randomHex()
+        var bytes: [UInt8] = []
+        for result in results {
+            bytes.append(contentsOf: "--\(boundary)\r\nContent-Type: application/json\r\n\r\n".utf8)
+            let value = result["ok"] ?? result
+            value.write(to: &bytes)
+            bytes.append(contentsOf: "\r\n".utf8)
+        }
+        bytes.append(contentsOf: "--\(boundary)--".utf8)
+        return CouchResponse(status: .ok, body: .bytes(bytes, contentType: "multipart/mixed; boundary=\"\(boundary)\""))
+    }
+
+    // MARK: Local documents
+
+    /// `GET`, `PUT` and `DELETE /{db}/_local/{id}`.
+    func localDocument(_ request: CouchRequest, _ database: Database, id: String) async throws(CouchError) -> CouchResponse {
+        switch request.method {
+        case .get, .head:
+            guard let object = try await database.localDocument(id) else { throw CouchError.missingDocument }
+            var response = CouchResponse(.object(object))
+            response.setETag(Self.opaqueTag(object.serialized()))
+            return response
+        case .put:
+            guard var object = try request.jsonBody().objectValue else {
+                throw CouchError(.badRequest, reason: "Document must be a JSON object")
+            }
+            // `_local` revisions are `0-N`, which is not a document revision: take it out first.
+            var revision = object["_rev"]?.stringValue ?? request.query["rev"]
+            object["_rev"] = nil
+            if revision == nil, let header = request.headers[.ifMatch] { revision = header.trimmingQuotes() }
+            let parsed = try DocumentRequestBody.parse(object)
+            let newRevision = try await database.updateLocal(id, revision: revision, isDeleted: parsed.isDeleted, body: parsed.body)
+            var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(newRevision)]))
+            response.setETag(Self.opaqueTag(Array("\(id)\(newRevision)".utf8)))
+            response.setHeader("Location", location(request, database.name, id))
+            return response
+        case .delete:
+            let revision = request.query["rev"] ?? request.headers[.ifMatch]?.trimmingQuotes()
+            let newRevision = try await database.updateLocal(id, revision: revision, isDeleted: true, body: [:])
+            var response = CouchResponse(.object(["ok": .bool(true), "id": .string(id), "rev": .string(newRevision)]))
+            response.setETag(Self.opaqueTag(Array("\(id)\(newRevision)".utf8)))
+            return response
+        default:
+            try allow(request, [.get, .head, .put, .delete])
+            return .ok()
+        }
+    }
+
+    /// An ETag value derived from `bytes`, in CouchDB's 25-character style.
+    static func opaqueTag(_ bytes: [UInt8]) -> String {
+        let digest = Insecure.MD5.hash(data: bytes)
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        var value = digest.reduce(into: [UInt8]()) { $0.append($1) }
+        var output: [UInt8] = []
+        for _ in 0..<25 {
+            var remainder = 0
+            for index in value.indices {
+                let current = remainder * 256 + Int(value[index])
+                value[index] = UInt8(current / 36)
+                remainder = current % 36
+            }
+            output.append(alphabet[remainder])
+        }
+        return String(decoding: output.reversed(), as: UTF8.self)
+    }
+}
+
+extension String {
+    /// Without surrounding double quotes (ETag form).
+    func trimmingQuotes() -> String {
+        var text = Substring(self)
+        if text.hasPrefix("\"") { text = text.dropFirst() }
+        if text.hasSuffix("\"") { text = text.dropLast() }
+        return String(text)
+    }
+}

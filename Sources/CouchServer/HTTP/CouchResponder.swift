@@ -1,0 +1,231 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Routes every request the way CouchDB does, checks credentials, turns errors into CouchDB's
+/// error bodies, adds CouchDB's common headers and logs one line per request (never credentials).
+struct CouchResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let server: CouchServer
+
+    var catalog: DatabaseCatalog { server.catalog }
+    var configuration: CouchServerConfiguration { server.configuration }
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        let requestID = String(Database.randomHex().prefix(10))
+        let acceptsJSON = request.headers[.accept].map { $0.contains("application/json") } ?? false
+        let isHead = request.method == .head
+        var answer: CouchResponse
+        do {
+            var couchRequest = try await makeRequest(request)
+            couchRequest.identity = try await identify(couchRequest)
+            answer = try await route(&couchRequest)
+        } catch {
+            answer = .error(error)
+        }
+        var headers = answer.headers
+        headers[.cacheControl] = headers[.cacheControl] ?? "must-revalidate"
+        headers[HeaderName("X-Couch-Request-ID")!] = requestID
+        headers[HeaderName("X-CouchDB-Body-Time")!] = "0"
+        headers[.server] = "CouchDB/3.5.0 (cardsync)"
+        let body: ResponseBody
+        switch answer.body {
+        case .json(let value):
+            headers[.contentType] = headers[.contentType] ?? (acceptsJSON ? "application/json" : "text/plain; charset=utf-8")
+            var bytes = value.serialized()
+            bytes.append(0x0A)
+            body = isHead ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+        case .bytes(let bytes, let contentType):
+            headers[.contentType] = contentType
+            body = isHead ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+        case .stream(let write):
+            headers[.contentType] = headers[.contentType] ?? (acceptsJSON ? "application/json" : "text/plain; charset=utf-8")
+            body = ResponseBody { writer in
+                try await write(&writer)
+                try await writer.finish(nil)
+            }
+        case .empty:
+            body = ResponseBody()
+        }
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        server.logger.info("\(request.method) \(request.uri.path) \(answer.status.code)",
+                           metadata: ["ms": "\(Int(milliseconds))", "request": "\(requestID)"])
+        return Response(status: answer.status, headers: headers, body: body)
+    }
+
+    private func makeRequest(_ request: Request) async throws(CouchError) -> CouchRequest {
+        var segments: [String] = []
+        for raw in request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            guard let decoded = PercentEncoding.decode(raw) else {
+                throw CouchError(.badRequest, reason: "invalid percent-encoding in the path")
+            }
+            segments.append(decoded)
+        }
+        while segments.last == "" { segments.removeLast() }
+        var query: [String: String] = [:]
+        if let text = request.uri.query {
+            for pair in text.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let key = PercentEncoding.decode(parts[0], plusIsSpace: true) else { continue }
+                let value = parts.count > 1 ? PercentEncoding.decode(parts[1], plusIsSpace: true) : ""
+                query[key] = value ?? ""
+            }
+        }
+        var body: [UInt8] = []
+        if request.method != .get && request.method != .head {
+            do {
+                let buffer = try await request.body.collect(upTo: configuration.maximumRequestSize)
+                body = Array(buffer.readableBytesView)
+            } catch {
+                throw CouchError(.requestTooLarge, reason: "the request entity is too large")
+            }
+        }
+        let authority = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        return CouchRequest(method: request.method, segments: segments, target: request.uri.string, query: query,
+                            headers: request.headers, body: body, authority: authority)
+    }
+
+    // MARK: Authentication
+
+    private func identify(_ request: CouchRequest) async throws(CouchError) -> Authenticator.Identity {
+        let authenticator = server.authenticator
+        if let authorization = request.headers[.authorization] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "basic" {
+                guard let data = Data(base64Encoded: String(parts[1])),
+                      let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+                else { throw Self.badCredentials }
+                let name = String(text[..<colon])
+                let password = String(text[text.index(after: colon)...])
+                guard await authenticator.check(name: name, password: password) else { throw Self.badCredentials }
+                return .admin(name: name, via: "default")
+            }
+        }
+        if let cookie = request.headers[.cookie] {
+            for part in cookie.split(separator: ";") {
+                let pair = part.trimmingCharacters(in: .whitespaces)
+                guard pair.hasPrefix("AuthSession=") else { continue }
+                let value = String(pair.dropFirst("AuthSession=".count))
+                if let name = await authenticator.validateSessionCookie(value) {
+                    return .admin(name: name, via: "cookie")
+                }
+            }
+        }
+        return .anonymous
+    }
+
+    static let badCredentials = CouchError(.unauthorized, reason: "Name or password is incorrect.")
+
+    /// Whether requests need credentials at all (an admin is configured).
+    private var requiresAdmin: Bool { server.authenticator.admin != nil }
+
+    private func requireAdmin(_ request: CouchRequest, database: Bool) throws(CouchError) {
+        guard requiresAdmin, case .anonymous = request.identity else { return }
+        throw CouchError(.unauthorized, reason: database ? "You are not authorized to access this db." : "You are not a server admin.")
+    }
+
+    // MARK: Routing
+
+    private func route(_ request: inout CouchRequest) async throws(CouchError) -> CouchResponse {
+        let segments = request.segments
+        guard let first = segments.first else {
+            try allow(request, [.get, .head])
+            return welcome()
+        }
+        if first.hasPrefix("_"), !["_users", "_replicator", "_global_changes"].contains(first) {
+            switch (first, segments.count) {
+            case ("_up", 1):
+                try allow(request, [.get, .head])
+                return CouchResponse(.object(["status": .string("ok"), "seeds": .object([:])]))
+            case ("_uuids", 1):
+                try allow(request, [.get, .head])
+                return try uuids(request)
+            case ("_session", 1):
+                return try await session(request)
+            case ("_all_dbs", 1):
+                try requireAdmin(request, database: false)
+                try allow(request, [.get, .head])
+                return try await allDatabases(request)
+            default:
+                try requireAdmin(request, database: false)
+                if segments.count == 1, request.method == .put {
+                    throw DatabaseCatalog.invalidNameError(first)
+                }
+                throw CouchError(.notFound, reason: "Database does not exist.")
+            }
+        }
+        try requireAdmin(request, database: true)
+        let name = first
+        if segments.count == 1 {
+            return try await databaseRequest(request, name: name)
+        }
+        let database = try await catalog.database(named: name)
+        let second = segments[1]
+        switch second {
+        case "_all_docs" where segments.count == 2:
+            try allow(request, [.get, .head, .post])
+            return try await allDocuments(request, database)
+        case "_changes" where segments.count == 2:
+            try allow(request, [.get, .head, .post])
+            return try await changes(request, database)
+        case "_bulk_docs" where segments.count == 2:
+            try allow(request, [.post])
+            return try await bulkDocuments(request, database)
+        case "_bulk_get" where segments.count == 2:
+            try allow(request, [.post])
+            return try await bulkGet(request, database)
+        case "_revs_diff" where segments.count == 2:
+            try allow(request, [.post])
+            return try await revisionsDifference(request, database)
+        case "_revs_limit" where segments.count == 2:
+            try allow(request, [.get, .head])
+            return CouchResponse(.integer(database.revisionsLimit))
+        case "_ensure_full_commit" where segments.count == 2:
+            try allow(request, [.post])
+            // Every write is fsynced before it is acknowledged: there is nothing left to commit.
+            return CouchResponse(status: .created, .object(["ok": .bool(true), "instance_start_time": .string("0")]))
+        case "_security" where segments.count == 2:
+            try allow(request, [.get, .head])
+            return CouchResponse(.object([
+                "members": .object(["roles": .array([.string("_admin")])]),
+                "admins": .object(["roles": .array([.string("_admin")])]),
+            ]))
+        case "_local", "_design":
+            guard segments.count >= 3 else {
+                throw CouchError(.illegalDocumentID, reason: "Only reserved document ids may start with underscore.")
+            }
+            let id = "\(second)/\(segments[2])"
+            guard segments.count == 3 else { throw attachmentsUnsupported }
+            return second == "_local" ? try await localDocument(request, database, id: id) : try await document(request, database, id: id)
+        default:
+            guard segments.count == 2 else { throw attachmentsUnsupported }
+            if second.hasPrefix("_local/") {
+                return try await localDocument(request, database, id: second)
+            }
+            if second.hasPrefix("_"), !second.hasPrefix("_design/") {
+                throw CouchError(.illegalDocumentID, reason: "Only reserved document ids may start with underscore.")
+            }
+            return try await document(request, database, id: second)
+        }
+    }
+
+    private var attachmentsUnsupported: CouchError {
+        CouchError(.notFound, reason: "Document is missing attachment")
+    }
+
+    /// Refuses other methods with 405 and CouchDB's reason.
+    func allow(_ request: CouchRequest, _ methods: [HTTPRequest.Method]) throws(CouchError) {
+        guard !methods.contains(request.method) else { return }
+        let names = methods.map(\.rawValue).joined(separator: ",")
+        throw CouchError(.methodNotAllowed, reason: "Only \(names) allowed")
+    }
+
+    /// `http://host:port/` followed by encoded path parts.
+    func location(_ request: CouchRequest, _ parts: String...) -> String {
+        "http://\(request.authority)/" + parts.map(PercentEncoding.encode).joined(separator: "/")
+    }
+}

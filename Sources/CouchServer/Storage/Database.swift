@@ -1,0 +1,425 @@
+import Crypto
+public import Foundation
+
+/// One CouchDB database: a journal file on disk and an index in memory, rebuilt at open.
+///
+/// All reads and writes go through the actor, so writes are applied in order and every write is
+/// on disk (fsynced) before the call returns.
+///
+/// ```swift
+/// let database = try Database.create(named: "contacts", in: folder)
+/// let outcomes = try await database.update([DocumentEdit(id: "a", body: ["fn": .string("Ann")])])
+/// ```
+public actor Database {
+    /// The database name.
+    public nonisolated let name: String
+    /// The folder holding the journal.
+    public nonisolated let directory: URL
+    /// A random id fixed at creation, part of sequence tokens.
+    public nonisolated let uuid: String
+    /// When the database was created (seconds since 1970).
+    public nonisolated let createdAt: Int
+    /// What opening the journal had to set aside.
+    public nonisolated let recovery: JournalRecovery
+    /// How many revisions of each branch are kept (CouchDB's `revs_limit`).
+    public nonisolated let revisionsLimit: Int
+
+    private let journal: DatabaseJournal
+    private var state: DatabaseState
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiterID = 0
+    private var isClosed = false
+
+    /// The sequence number of the last change.
+    public var updateSequence: Int { state.updateSequence }
+
+    static let journalName = "journal.jsonl"
+
+    private init(name: String, directory: URL, journal: DatabaseJournal, header: JSONObject, recovery: JournalRecovery,
+                 revisionsLimit: Int, state: DatabaseState = DatabaseState()) {
+        self.state = state
+        self.name = name
+        self.directory = directory
+        self.journal = journal
+        self.uuid = header["uuid"]?.stringValue ?? "00000000000000000000000000000000"
+        self.createdAt = header["created"]?.intValue ?? 0
+        self.recovery = recovery
+        self.revisionsLimit = revisionsLimit
+    }
+
+    /// Creates the journal of a new database in `directory` (which must exist and be empty).
+    public static func create(named name: String, in directory: URL, revisionsLimit: Int = 1000) throws(CouchError) -> Database {
+        let header: JSONObject = [
+            "t": .string("header"), "format": .integer(1), "name": .string(name),
+            "uuid": .string(randomHex()), "created": .integer(Int(Date().timeIntervalSince1970)),
+        ]
+        let path = directory.appendingPathComponent(journalName).path
+        let journal = try DatabaseJournal.create(at: path, header: header)
+        let recovery = JournalRecovery(setAsideFile: nil, setAsideBytes: 0, skippedLineOffsets: [])
+        return Database(name: name, directory: directory, journal: journal, header: header, recovery: recovery,
+                        revisionsLimit: revisionsLimit)
+    }
+
+    /// Opens an existing database and rebuilds its index from the journal.
+    ///
+    /// - Throws: ``CouchError`` (`storage_failure`) when the journal cannot be read.
+    public static func open(named name: String, in directory: URL, revisionsLimit: Int = 1000) throws(CouchError) -> Database {
+        let path = directory.appendingPathComponent(journalName).path
+        let (journal, lines, recovery) = try DatabaseJournal.open(at: path)
+        guard let header = lines.first?.value, header["t"]?.stringValue == "header" else {
+            throw CouchError(.storageFailure, reason: "\(path) does not start with a journal header")
+        }
+        var state = DatabaseState()
+        state.apply(lines.dropFirst(), revisionsLimit: revisionsLimit)
+        return Database(name: name, directory: directory, journal: journal, header: header, recovery: recovery,
+                        revisionsLimit: revisionsLimit, state: state)
+    }
+
+    /// Stops serving: later calls fail with `not_found` (the database was deleted).
+    func close() {
+        isClosed = true
+        for continuation in waiters.values { continuation.resume() }
+        waiters.removeAll()
+    }
+
+    private func ensureOpen() throws(CouchError) {
+        if isClosed { throw CouchError.missingDatabase }
+    }
+
+    // MARK: Information
+
+    /// Documents whose winning revision is not deleted.
+    public var documentCount: Int { state.liveCount }
+    /// Documents whose winning revision is a tombstone.
+    public var deletedDocumentCount: Int { state.deletedCount }
+    /// Bytes in the journal.
+    public var fileSize: Int { journal.length }
+
+    /// The opaque token CouchDB clients see for `sequence`.
+    public nonisolated func sequenceToken(_ sequence: Int) -> String {
+        "\(sequence)-\(uuid)"
+    }
+
+    /// The sequence number in a `since` token: `0`, `now`, a number, or a token this server made.
+    public func parseSequence(_ token: String) -> Int? {
+        if token == "now" { return updateSequence }
+        let digits = token.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, let value = Int(digits) else { return nil }
+        let rest = token.dropFirst(digits.count)
+        guard rest.isEmpty || rest.first == "-" else { return nil }
+        return value
+    }
+
+    // MARK: Writing state.documents
+
+    /// Applies edits in order; all that succeed are written with one fsync before this returns.
+    ///
+    /// - Parameters:
+    ///   - edits: the writes, in request order.
+    ///   - newEdits: `true` for ordinary edits (new revisions are made and must extend a leaf);
+    ///     `false` for replicated revisions stored as given with their ``DocumentEdit/history``.
+    /// - Returns: one outcome per edit.
+    /// - Throws: ``CouchError`` when the journal cannot be written; then nothing was applied.
+    public func update(_ edits: [DocumentEdit], newEdits: Bool = true) throws(CouchError) -> [EditOutcome] {
+        try ensureOpen()
+        var staged: [String: DocumentEntry] = [:]
+        var outcomes: [EditOutcome] = []
+        var batch: [UInt8] = []
+        var appended: [(sequence: Int, id: String)] = []
+        var sequence = updateSequence
+        for edit in edits {
+            var entry = staged[edit.id] ?? state.documents[edit.id] ?? DocumentEntry(id: edit.id)
+            let bodyBytes = edit.body.serialized()
+            let path: [Revision]
+            if newEdits {
+                let parent: Revision?
+                if let base = edit.baseRevision {
+                    guard entry.tree.leaves.contains(base) else {
+                        outcomes.append(.failed(id: edit.id, error: .conflictingUpdate))
+                        continue
+                    }
+                    parent = base
+                } else if entry.tree.leaves.isEmpty {
+                    parent = nil
+                } else if entry.isDeleted {
+                    parent = entry.winner
+                } else {
+                    outcomes.append(.failed(id: edit.id, error: .conflictingUpdate))
+                    continue
+                }
+                let revision = Self.makeRevision(parent: parent, isDeleted: edit.isDeleted, body: bodyBytes)
+                if entry.tree.contains(revision) {
+                    outcomes.append(.failed(id: edit.id, error: .conflictingUpdate))
+                    continue
+                }
+                path = [revision] + (parent.map { [$0] } ?? [])
+            } else {
+                guard let history = edit.history, let head = history.first else {
+                    outcomes.append(.failed(id: edit.id, error: .invalidRevisionFormat))
+                    continue
+                }
+                if entry.tree.contains(head) {
+                    outcomes.append(.alreadyPresent(id: edit.id))
+                    continue
+                }
+                path = history
+            }
+            sequence += 1
+            var prefix: [UInt8] = Array(#"{"t":"doc","seq":"#.utf8)
+            prefix.append(contentsOf: String(sequence).utf8)
+            prefix.append(contentsOf: #","id":"#.utf8)
+            JSONValue.writeString(edit.id, to: &prefix)
+            prefix.append(contentsOf: #","path":"#.utf8)
+            JSONValue.array(path.map { .string($0.description) }).write(to: &prefix)
+            prefix.append(contentsOf: (edit.isDeleted ? #","deleted":true"# : #","deleted":false"#).utf8)
+            prefix.append(contentsOf: #","bytes":"#.utf8)
+            prefix.append(contentsOf: String(bodyBytes.count).utf8)
+            prefix.append(contentsOf: #","body":"#.utf8)
+            let location = BodyLocation(offset: journal.length + batch.count + prefix.count, length: bodyBytes.count)
+            batch.append(contentsOf: prefix)
+            batch.append(contentsOf: bodyBytes)
+            batch.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
+            entry.tree.merge(path: path, isDeleted: edit.isDeleted, body: location)
+            entry.tree.stem(limit: revisionsLimit)
+            entry.sequence = sequence
+            staged[edit.id] = entry
+            appended.append((sequence, edit.id))
+            outcomes.append(.saved(id: edit.id, revision: path[0]))
+        }
+        guard !batch.isEmpty else { return outcomes }
+        try journal.appendDurably(batch)
+        let createdCount = staged.keys.filter { state.documents[$0] == nil }.count
+        state.staleChangeCount += appended.count - createdCount
+        for (id, entry) in staged {
+            let previous = state.documents[id]
+            state.countChange(wasNew: previous == nil, wasDeleted: previous?.isDeleted ?? false, isDeleted: entry.isDeleted)
+            state.documents[id] = entry
+        }
+        state.changeLog.append(contentsOf: appended)
+        state.updateSequence = sequence
+        compactChangeLogIfNeeded()
+        wakeWaiters()
+        return outcomes
+    }
+
+    private func compactChangeLogIfNeeded() {
+        guard state.staleChangeCount > 1024, state.staleChangeCount * 2 > state.changeLog.count else { return }
+        state.changeLog.removeAll { state.documents[$0.id]?.sequence != $0.sequence }
+        state.staleChangeCount = 0
+    }
+
+    /// A new revision id: generation one past the parent, and the MD5 of the tombstone flag,
+    /// the parent revision and the body, so the same edit gives the same id on every server.
+    static func makeRevision(parent: Revision?, isDeleted: Bool, body: [UInt8]) -> Revision {
+        var hasher = Insecure.MD5()
+        hasher.update(data: [isDeleted ? 1 : 0])
+        hasher.update(data: Array((parent?.description ?? "").utf8))
+        hasher.update(data: [0])
+        hasher.update(data: body)
+        let digest = hasher.finalize()
+        let hash = digest.map { byte in
+            let hex = Array("0123456789abcdef".utf8)
+            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]], as: UTF8.self)
+        }.joined()
+        return Revision(generation: (parent?.generation ?? 0) + 1, hash: hash)
+    }
+
+    static func randomHex() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let hex = Array("0123456789abcdef".utf8)
+        return String(decoding: (0..<32).map { _ in hex[Int(generator.next() % 16)] }, as: UTF8.self)
+    }
+
+    // MARK: Reading state.documents
+
+    /// The index entry of a document: its revision tree and last sequence.
+    func entry(_ id: String) throws(CouchError) -> DocumentEntry? {
+        try ensureOpen()
+        return state.documents[id]
+    }
+
+    /// A stored body.
+    func body(at location: BodyLocation) throws(CouchError) -> JSONObject {
+        let bytes = try journal.read(location)
+        guard let object = try? JSONParser.parse(bytes).objectValue else {
+            throw CouchError(.storageFailure, reason: "damaged body at offset \(location.offset) of \(journal.path)")
+        }
+        return object
+    }
+
+    /// What to add to a rendered document.
+    struct RenderOptions: Sendable {
+        var revisions = false
+        var revisionsInfo = false
+        var conflicts = false
+        var deletedConflicts = false
+    }
+
+    /// A revision of a document as CouchDB shows it: `_id`, `_rev`, the body, then what
+    /// `options` ask for. `nil` when the revision's body is not stored.
+    func render(_ entry: DocumentEntry, revision: Revision, options: RenderOptions = RenderOptions()) throws(CouchError) -> JSONObject? {
+        guard let node = entry.tree[revision], let location = node.body else { return nil }
+        var object: JSONObject = ["_id": .string(entry.id), "_rev": .string(revision.description)]
+        object.members.append(contentsOf: try body(at: location).members)
+        if node.isDeleted { object["_deleted"] = .bool(true) }
+        if options.revisions {
+            let ancestry = entry.tree.ancestry(of: revision)
+            object["_revisions"] = .object([
+                "start": .integer(revision.generation), "ids": .array(ancestry.map { .string($0.hash) }),
+            ])
+        }
+        if options.revisionsInfo {
+            object["_revs_info"] = .array(entry.tree.ancestry(of: revision).map { ancestor in
+                let node = entry.tree[ancestor]
+                let status = node?.body == nil ? "missing" : (node?.isDeleted == true ? "deleted" : "available")
+                return .object(["rev": .string(ancestor.description), "status": .string(status)])
+            })
+        }
+        if options.conflicts || options.deletedConflicts {
+            let others = entry.tree.sortedLeaves.filter { $0 != revision }
+            if options.conflicts {
+                let live = others.filter { entry.tree[$0]?.isDeleted == false }
+                if !live.isEmpty { object["_conflicts"] = .array(live.map { .string($0.description) }) }
+            }
+            if options.deletedConflicts {
+                let deleted = others.filter { entry.tree[$0]?.isDeleted == true }
+                if !deleted.isEmpty { object["_deleted_conflicts"] = .array(deleted.map { .string($0.description) }) }
+            }
+        }
+        return object
+    }
+
+    // MARK: Local state.documents
+
+    /// A `_local` document, with `_id` and `_rev`.
+    func localDocument(_ id: String) throws(CouchError) -> JSONObject? {
+        try ensureOpen()
+        guard let local = state.locals[id] else { return nil }
+        var object: JSONObject = ["_id": .string(id), "_rev": .string("0-\(local.revision)")]
+        object.members.append(contentsOf: local.body.members)
+        return object
+    }
+
+    /// Writes or deletes a `_local` document; `revision` must be its current `0-N` (or absent
+    /// when it does not exist). Returns the new revision (`0-0` after a delete).
+    func updateLocal(_ id: String, revision: String?, isDeleted: Bool, body: JSONObject) throws(CouchError) -> String {
+        try ensureOpen()
+        let existing = state.locals[id]
+        let current = existing.map { "0-\($0.revision)" }
+        if let existing = current {
+            guard revision == existing else { throw CouchError.conflictingUpdate }
+        } else if isDeleted {
+            throw CouchError.missingDocument
+        } else if let revision, revision != "0-0" {
+            throw CouchError.conflictingUpdate
+        }
+        let newRevision = isDeleted ? 0 : (existing?.revision ?? 0) + 1
+        var line: JSONObject = ["t": .string("local"), "id": .string(id), "rev": .integer(newRevision),
+                                "deleted": .bool(isDeleted)]
+        line["body"] = .object(isDeleted ? [:] : body)
+        var bytes = line.serialized()
+        bytes.append(0x0A)
+        try journal.appendDurably(bytes)
+        state.locals[id] = isDeleted ? nil : LocalDocument(revision: newRevision, body: body)
+        return "0-\(newRevision)"
+    }
+
+    // MARK: Listing
+
+    /// Ids of state.documents whose winner is not deleted, in CouchDB's `_all_docs` order (UTF-8 bytes).
+    func liveDocumentIDs() throws(CouchError) -> [String] {
+        try ensureOpen()
+        if let cached = state.liveIDsCache { return cached }
+        let ids = state.documents.values.filter { !$0.isDeleted }.map(\.id).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        state.liveIDsCache = ids
+        return ids
+    }
+
+    /// One row of a changes feed.
+    struct Change: Sendable {
+        var sequence: Int
+        var entry: DocumentEntry
+    }
+
+    /// Changes after `since`, each document once at its latest sequence.
+    ///
+    /// - Returns: the rows, the sequence to resume from, and how many changes remain after it.
+    func changes(since: Int, limit: Int?, descending: Bool, includes: @Sendable (String) -> Bool) throws(CouchError)
+        -> (rows: [Change], lastSequence: Int, pending: Int)
+    {
+        try ensureOpen()
+        var rows: [Change] = []
+        let limit = limit ?? Int.max
+        if descending {
+            var index = state.changeLog.count - 1
+            while index >= 0, rows.count < limit {
+                let (sequence, id) = state.changeLog[index]
+                if sequence > since, let entry = state.documents[id], entry.sequence == sequence, includes(id) {
+                    rows.append(Change(sequence: sequence, entry: entry))
+                }
+                index -= 1
+            }
+            var pending = 0
+            while index >= 0 {
+                let (sequence, id) = state.changeLog[index]
+                if sequence > since, state.documents[id]?.sequence == sequence { pending += 1 }
+                index -= 1
+            }
+            return (rows, rows.last?.sequence ?? state.updateSequence, pending)
+        }
+        var low = 0
+        var high = state.changeLog.count
+        while low < high {
+            let middle = (low + high) / 2
+            if state.changeLog[middle].sequence <= since { low = middle + 1 } else { high = middle }
+        }
+        var index = low
+        while index < state.changeLog.count, rows.count < limit {
+            let (sequence, id) = state.changeLog[index]
+            if let entry = state.documents[id], entry.sequence == sequence, includes(id) {
+                rows.append(Change(sequence: sequence, entry: entry))
+            }
+            index += 1
+        }
+        var pending = 0
+        while index < state.changeLog.count {
+            let (sequence, id) = state.changeLog[index]
+            if state.documents[id]?.sequence == sequence { pending += 1 }
+            index += 1
+        }
+        let lastSequence = rows.count == limit ? rows.last!.sequence : max(state.updateSequence, since)
+        return (rows, lastSequence, pending)
+    }
+
+    // MARK: Waiting for changes
+
+    /// Returns when a change after `sequence` is written, the database is closed, or `timeout`
+    /// passes, whichever comes first.
+    public func waitForChange(after sequence: Int, timeout: Duration) async {
+        if state.updateSequence > sequence || isClosed { return }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.resumeWaiter(id)
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiters[id] = continuation
+            }
+        } onCancel: {
+            Task { await self.resumeWaiter(id) }
+        }
+        timer.cancel()
+    }
+
+    private func resumeWaiter(_ id: Int) {
+        waiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func wakeWaiters() {
+        let current = waiters
+        waiters.removeAll()
+        for continuation in current.values { continuation.resume() }
+    }
+}

@@ -1,0 +1,57 @@
+/// The in-memory index of a database, rebuilt from its journal at open: documents with their
+/// revision trees, the changes log, `_local` documents and counters.
+struct DatabaseState: Sendable {
+    var documents: [String: DocumentEntry] = [:]
+    /// Every change in sequence order; entries whose document changed again later are stale.
+    var changeLog: [(sequence: Int, id: String)] = []
+    var staleChangeCount = 0
+    var liveCount = 0
+    var deletedCount = 0
+    var liveIDsCache: [String]?
+    var locals: [String: LocalDocument] = [:]
+    var updateSequence = 0
+
+    /// Rebuilds the index from journal lines (all but the header).
+    mutating func apply(_ lines: ArraySlice<DatabaseJournal.Line>, revisionsLimit: Int) {
+        for line in lines {
+            let value = line.value
+            switch value["t"]?.stringValue {
+            case "doc":
+                guard let id = value["id"]?.stringValue, let sequence = value["seq"]?.intValue,
+                      let path = value["path"]?.arrayValue?.compactMap({ $0.stringValue.flatMap(Revision.init) }),
+                      !path.isEmpty, let length = value["bytes"]?.intValue
+                else { continue }
+                let location = BodyLocation(offset: line.offset + line.length - 1 - length, length: length)
+                var entry = documents[id] ?? DocumentEntry(id: id)
+                let wasNew = documents[id] == nil
+                let wasDeleted = entry.isDeleted
+                entry.tree.merge(path: path, isDeleted: value["deleted"]?.boolValue ?? false, body: location)
+                entry.tree.stem(limit: revisionsLimit)
+                if !wasNew { staleChangeCount += 1 }
+                entry.sequence = sequence
+                changeLog.append((sequence, id))
+                countChange(wasNew: wasNew, wasDeleted: wasDeleted, isDeleted: entry.isDeleted)
+                documents[id] = entry
+                updateSequence = max(updateSequence, sequence)
+            case "local":
+                guard let id = value["id"]?.stringValue else { continue }
+                if value["deleted"]?.boolValue == true {
+                    locals[id] = nil
+                } else {
+                    locals[id] = LocalDocument(revision: value["rev"]?.intValue ?? 1, body: value["body"]?.objectValue ?? [:])
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    mutating func countChange(wasNew: Bool, wasDeleted: Bool, isDeleted: Bool) {
+        if !wasNew {
+            if wasDeleted { deletedCount -= 1 } else { liveCount -= 1 }
+        }
+        if isDeleted { deletedCount += 1 } else { liveCount += 1 }
+        if wasNew || wasDeleted != isDeleted { liveIDsCache = nil }
+    }
+
+}

@@ -1,0 +1,55 @@
+/// One write to a document, as `PUT`, `DELETE`, `POST` and `_bulk_docs` ask for it.
+public struct DocumentEdit: Sendable, Hashable {
+    /// The document id.
+    public var id: String
+    /// For ordinary edits: the revision being replaced (`nil` to create, or to re-create over a
+    /// tombstone). Ignored when ``history`` is set.
+    public var baseRevision: Revision?
+    /// Whether the new revision is a tombstone.
+    public var isDeleted: Bool
+    /// The document's own members (no `_id`, `_rev`, `_revisions`, `_deleted`).
+    public var body: JSONObject
+    /// For replicated writes (`new_edits: false`): the revision and its ancestors, newest first,
+    /// stored as given.
+    public var history: [Revision]?
+
+    /// An edit.
+    public init(id: String, baseRevision: Revision? = nil, isDeleted: Bool = false, body: JSONObject = JSONObject(),
+                history: [Revision]? = nil) {
+        self.id = id
+        self.baseRevision = baseRevision
+        self.isDeleted = isDeleted
+        self.body = body
+        self.history = history
+    }
+}
+
+/// How one edit ended.
+public enum EditOutcome: Sendable, Hashable {
+    /// Stored as this revision.
+    case saved(id: String, revision: Revision)
+    /// A replicated revision the database already had: nothing to do.
+    case alreadyPresent(id: String)
+    /// Refused.
+    case failed(id: String, error: CouchError)
+}
+
+/// A `_local` document: never replicated, never in `_changes`, revisions `0-N`.
+struct LocalDocument: Sendable {
+    var revision: Int
+    var body: JSONObject
+}
+
+/// One document's state in the index: its revision tree and the sequence of its last change.
+struct DocumentEntry: Sendable {
+    var id: String
+    var tree = RevisionTree()
+    var sequence = 0
+
+    var winner: Revision? { tree.winner }
+
+    var isDeleted: Bool {
+        guard let winner else { return true }
+        return tree[winner]?.isDeleted ?? true
+    }
+}

@@ -1,0 +1,126 @@
+@testable import CouchServer
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct RevisionTrees {
+    private func revision(_ text: String) -> Revision { Revision(text)! }
+
+    @Test func winnerPrefersLiveThenGenerationThenHighestHash() {
+        var tree = RevisionTree()
+        tree.merge(path: [revision("1-aa")], isDeleted: false, body: nil)
+        tree.merge(path: [revision("2-bb"), revision("1-aa")], isDeleted: false, body: nil)
+        tree.merge(path: [revision("2-cc"), revision("1-aa")], isDeleted: false, body: nil)
+        #expect(tree.winner == revision("2-cc"))
+        tree.merge(path: [revision("3-00"), revision("2-cc")], isDeleted: true, body: nil)
+        // A deleted leaf loses to a live one even at a higher generation.
+        #expect(tree.winner == revision("2-bb"))
+        tree.merge(path: [revision("3-11"), revision("2-bb")], isDeleted: true, body: nil)
+        // All deleted: the highest generation, then the highest hash.
+        #expect(tree.winner == revision("3-11"))
+        #expect(tree.sortedLeaves == [revision("3-11"), revision("3-00")])
+    }
+
+    @Test func stemmingKeepsTheNewestRevisionsOfEachBranch() {
+        var tree = RevisionTree()
+        let path = (1...10).reversed().map { Revision(generation: $0, hash: "h\($0)") }
+        tree.merge(path: path, isDeleted: false, body: nil)
+        tree.stem(limit: 4)
+        #expect(tree.nodes.count == 4)
+        #expect(tree.ancestry(of: path[0]).map(\.generation) == [10, 9, 8, 7])
+        #expect(tree[Revision(generation: 7, hash: "h7")]?.parent == nil)
+    }
+
+    @Test func mergingAPathWithKnownAncestorsAddsOnlyTheNewRevisions() {
+        var tree = RevisionTree()
+        tree.merge(path: [revision("2-b"), revision("1-a")], isDeleted: false, body: nil)
+        let added = tree.merge(path: [revision("4-d"), revision("3-c"), revision("2-b"), revision("1-a")], isDeleted: false, body: nil)
+        #expect(added)
+        #expect(tree.leaves == [revision("4-d")])
+        let addedAgain = tree.merge(path: [revision("2-b"), revision("1-a")], isDeleted: false, body: nil)
+        #expect(!addedAgain)
+    }
+
+    @Test func rejectsMalformedRevisionIDs() {
+        #expect(Revision("garbage") == nil)
+        #expect(Revision("0-abc") == nil)
+        #expect(Revision("1-") == nil)
+        #expect(Revision("x-abc") == nil)
+        #expect(Revision("12-abc")?.generation == 12)
+    }
+}
+
+@Suite struct JournalStorage {
+    private func makeDatabase() throws -> (URL, Database) {
+        let folder = try TestPaths.makeTemporaryDirectory("journal")
+        return (folder, try Database.create(named: "db", in: folder))
+    }
+
+    @Test func revisionIDsAreDeterministicFromContent() async throws {
+        let (first, one) = try makeDatabase()
+        let (second, two) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: first); try? FileManager.default.removeItem(at: second) }
+        let edit = DocumentEdit(id: "x", body: ["fn": .string("Ann")])
+        let a = try await one.update([edit])
+        let b = try await two.update([edit])
+        #expect(a == b)
+        guard case .saved(_, let revision) = a[0] else { Issue.record("not saved"); return }
+        #expect(revision.generation == 1)
+        #expect(revision.hash.count == 32)
+    }
+
+    @Test func reopeningRebuildsTheIndexFromTheJournal() async throws {
+        let (folder, database) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try await database.update((0..<20).map { DocumentEdit(id: "doc-\($0)", body: ["n": .integer($0)]) })
+        let outcome = try await database.update([DocumentEdit(id: "doc-3", isDeleted: true)], newEdits: true)
+        #expect(outcome == [.failed(id: "doc-3", error: CouchError(.conflict, reason: "Document update conflict."))])
+        let current = try #require(try await database.entry("doc-3")?.winner)
+        _ = try await database.update([DocumentEdit(id: "doc-3", baseRevision: current, isDeleted: true)])
+        _ = try await database.updateLocal("_local/cp", revision: nil, isDeleted: false, body: ["seq": .integer(5)])
+        let reopened = try Database.open(named: "db", in: folder)
+        #expect(reopened.recovery.isClean)
+        #expect(await reopened.documentCount == 19)
+        #expect(await reopened.deletedDocumentCount == 1)
+        #expect(await reopened.updateSequence == 21)
+        let entry = try #require(try await reopened.entry("doc-7"))
+        let rendered = try await reopened.render(entry, revision: entry.winner!)
+        #expect(rendered?["n"]?.intValue == 7)
+        #expect(try await reopened.localDocument("_local/cp")?["_rev"]?.stringValue == "0-1")
+    }
+
+    @Test func aTornLastLineIsSetAsideAndReported() async throws {
+        let (folder, database) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try await database.update([DocumentEdit(id: "kept", body: ["a": .integer(1)])])
+        let journal = folder.appendingPathComponent("journal.jsonl")
+        let handle = try FileHandle(forWritingTo: journal)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"t":"doc","seq":2,"id":"torn","pa"#.utf8))
+        try handle.close()
+        let reopened = try Database.open(named: "db", in: folder)
+        let aside = try #require(reopened.recovery.setAsideFile)
+        #expect(reopened.recovery.setAsideBytes == 34)
+        #expect(try String(contentsOfFile: aside, encoding: .utf8).hasPrefix(#"{"t":"doc","seq":2"#))
+        #expect(try await reopened.entry("kept") != nil)
+        #expect(try await reopened.entry("torn") == nil)
+        // The journal is whole again: writing and reopening works without another repair.
+        _ = try await reopened.update([DocumentEdit(id: "after", body: [:])])
+        let again = try Database.open(named: "db", in: folder)
+        #expect(again.recovery.isClean)
+        #expect(await again.documentCount == 2)
+    }
+
+    @Test func changesListEachDocumentOnceAtItsLatestSequence() async throws {
+        let (folder, database) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outcomes = try await database.update([DocumentEdit(id: "a"), DocumentEdit(id: "b")])
+        guard case .saved(_, let revision) = outcomes[0] else { Issue.record("not saved"); return }
+        _ = try await database.update([DocumentEdit(id: "a", baseRevision: revision, body: ["v": .integer(2)])])
+        let (rows, last, pending) = try await database.changes(since: 0, limit: nil, descending: false, includes: { _ in true })
+        #expect(rows.map(\.entry.id) == ["b", "a"])
+        #expect(rows.map(\.sequence) == [2, 3])
+        #expect(last == 3)
+        #expect(pending == 0)
+    }
+}
