@@ -23,20 +23,24 @@ enum XCardVocabulary {
     /// The value elements RFC 6351's schema allows for a property (plus `unknown`, which
     /// `xcard.rng` allows everywhere); `nil` for extension properties, which take anything.
     static func allowedValueElements(_ name: String) -> Set<String>? {
-        let uri: Set<String> = ["uri", "unknown"]
-        let text: Set<String> = ["text", "unknown"]
-        let dates: Set<String> = ["date", "date-time", "time", "text", "unknown"]
-        switch name {
-        case "SOURCE", "PHOTO", "IMPP", "GEO", "LOGO", "MEMBER", "SOUND", "URL", "FBURL", "CALADRURI", "CALURI": return uri
-        case "UID", "KEY", "RELATED", "TEL": return ["uri", "text", "unknown"]
-        case "FN", "NICKNAME", "EMAIL", "TITLE", "ROLE", "ORG", "CATEGORIES", "NOTE", "PRODID", "KIND": return text
-        case "BDAY", "ANNIVERSARY": return dates
-        case "REV": return ["timestamp", "text", "unknown"]
-        case "LANG": return ["language-tag", "unknown"]
-        case "TZ": return ["text", "uri", "utc-offset", "unknown"]
-        default: return nil
-        }
+        allowedValues[name]
     }
+
+    private static let allowedValues: [String: Set<String>] = {
+        var table: [String: Set<String>] = [:]
+        for name in ["SOURCE", "PHOTO", "IMPP", "GEO", "LOGO", "MEMBER", "SOUND", "URL", "FBURL", "CALADRURI", "CALURI"] {
+            table[name] = ["uri", "unknown"]
+        }
+        for name in ["UID", "KEY", "RELATED", "TEL"] { table[name] = ["uri", "text", "unknown"] }
+        for name in ["FN", "NICKNAME", "EMAIL", "TITLE", "ROLE", "ORG", "CATEGORIES", "NOTE", "PRODID", "KIND"] {
+            table[name] = ["text", "unknown"]
+        }
+        for name in ["BDAY", "ANNIVERSARY"] { table[name] = ["date", "date-time", "time", "text", "unknown"] }
+        table["REV"] = ["timestamp", "text", "unknown"]
+        table["LANG"] = ["language-tag", "unknown"]
+        table["TZ"] = ["text", "uri", "utc-offset", "unknown"]
+        return table
+    }()
 
     /// The value-type elements.
     static let valueTypes: Set<String> = ["text", "uri", "date", "time", "date-time", "date-and-or-time", "timestamp",
@@ -54,6 +58,11 @@ enum XCardVocabulary {
 
     /// Whether `name` can be an XML element name as is (`X-ABLabel` can; `BAD NAME` cannot).
     static func isXMLName(_ name: String) -> Bool {
+        // The common case, ASCII letters, digits and '-', without Unicode property look-ups.
+        if let first = name.utf8.first, (first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A,
+           name.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) {
+            return !((name.utf8.first! | 0x20) == 0x78 && name.utf8.count >= 3 && name.lowercased().hasPrefix("xml"))
+        }
         guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
         return name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == "." }
             && !name.lowercased().hasPrefix("xml")

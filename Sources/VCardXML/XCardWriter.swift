@@ -1,7 +1,7 @@
 import CLibXML2
 public import VCardKit
 
-/// Writes cards as xCard (RFC 6351) through libxml2's text writer. Cards in another version are
+/// Writes cards as xCard (RFC 6351). Cards in another version are
 /// converted to 4.0 first, losslessly (see `VersionConverter`).
 ///
 /// ```swift
@@ -53,66 +53,47 @@ public struct XCardStreamWriter: Sendable {
     /// One `<vcard>` element.
     public func write(_ card: VCard) -> [UInt8] {
         let card4 = (card.sourceVersion ?? card.version) == .v4_0 ? card : VersionConverter.convert(card, to: .v4_0).card
-        guard let buffer = xmlBufferCreate() else { return [] }
-        defer { xmlBufferFree(buffer) }
-        guard let writer = xmlNewTextWriterMemory(buffer, 0) else { return [] }
-        if indents {
-            xmlTextWriterSetIndent(writer, 1)
-            xmlTextWriterSetIndentString(writer, "  ")
-        }
-        start(writer, "vcard")
+        let writer = XMLOutput(indents: indents)
+        writer.start("vcard")
         var index = 0
         let properties = card4.properties
         while index < properties.count {
             let group = properties[index].group
             if let group, !group.isEmpty {
-                start(writer, "group")
-                attribute(writer, "name", group)
+                writer.start("group")
+                writer.attribute("name", group)
                 while index < properties.count, properties[index].group == group {
                     writeProperty(properties[index], writer)
                     index += 1
                 }
-                xmlTextWriterEndElement(writer)
+                writer.end()
             } else {
                 writeProperty(properties[index], writer)
                 index += 1
             }
         }
-        xmlTextWriterEndElement(writer)
-        xmlTextWriterFlush(writer)
-        xmlFreeTextWriter(writer)
-        var bytes: [UInt8] = []
-        if let content = xmlBufferContent(buffer) {
-            let count = Int(xmlBufferLength(buffer))
-            content.withMemoryRebound(to: UInt8.self, capacity: count) { bytes = Array(UnsafeBufferPointer(start: $0, count: count)) }
-        }
-        if bytes.last != 0x0A { bytes.append(0x0A) }
+        writer.end()
+        var bytes = writer.bytes
+        bytes.append(0x0A)
         return bytes
     }
 
-    private func start(_ writer: xmlTextWriterPtr, _ name: String) {
-        xmlTextWriterStartElement(writer, name)
-    }
+    private func start(_ writer: XMLOutput, _ name: String) { writer.start(name) }
 
-    private func attribute(_ writer: xmlTextWriterPtr, _ name: String, _ value: String) {
-        xmlTextWriterWriteAttribute(writer, name, value)
-    }
+    private func attribute(_ writer: XMLOutput, _ name: String, _ value: String) { writer.attribute(name, value) }
 
-    private func element(_ writer: xmlTextWriterPtr, _ name: String, _ text: String) {
-        xmlTextWriterStartElement(writer, name)
-        xmlTextWriterWriteString(writer, Self.xmlSafe(text))
-        xmlTextWriterEndElement(writer)
-    }
+    private func element(_ writer: XMLOutput, _ name: String, _ text: String) { writer.element(name, Self.xmlSafe(text)) }
 
     /// Whether libxml2 parses `text` as a URI reference (the schema's `xsd:anyURI`).
     static func isURI(_ text: String) -> Bool {
+        if text.utf8.contains(where: { $0 == 0x5C || $0 == 0x20 }) { return false }
         guard let uri = xmlParseURI(text) else { return false }
         xmlFreeURI(uri)
-        return !text.contains("\\") && !text.contains(" ")
+        return true
     }
 
     static func hasControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" }
+        text.utf8.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
     }
 
     static func shiftingControlCharacters(_ text: String) -> String {
@@ -123,20 +104,18 @@ public struct XCardStreamWriter: Sendable {
 
     /// XML 1.0 cannot hold most C0 control characters, even escaped; they become U+FFFD.
     static func xmlSafe(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" }) else { return text }
+        guard hasControlCharacters(text) else { return text }
         return String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" ? "\u{FFFD}" : $0 }))
     }
 
     /// Parameters in the order RFC 6351's schema lists them (its `parameters` content is a
     /// sequence); extension parameters go where `altid` goes, which `xcard.rng` allows.
     static func inSchemaOrder(_ parameters: [VCardParameter], property: String) -> [VCardParameter] {
-        let order: [String] = property == "N"
-            ? ["LANGUAGE", "SORT-AS", "ALTID", "*", "PID", "PREF", "TYPE", "MEDIATYPE", "CALSCALE", "GEO", "TZ", "LABEL"]
-            : ["LANGUAGE", "ALTID", "*", "PID", "PREF", "TYPE", "MEDIATYPE", "CALSCALE", "SORT-AS", "GEO", "TZ", "LABEL"]
-        let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        guard parameters.count > 1 else { return parameters }
+        let rank = property == "N" ? nameRank : defaultRank
         let other = rank["*"]!
         // A registered parameter the property does not list in the schema is an "other" one too.
-        let allowed = allowedParameters(property)
+        let allowed = allowedParameters[property] ?? []
         return parameters.enumerated().sorted { a, b in
             func key(_ p: VCardParameter) -> Int {
                 let name = p.name.uppercased()
@@ -148,30 +127,37 @@ public struct XCardStreamWriter: Sendable {
         }.map(\.element)
     }
 
-    /// The registered parameters RFC 6351's schema lists for a property.
-    private static func allowedParameters(_ property: String) -> Set<String> {
-        switch property {
-        case "SOURCE", "MEMBER": ["ALTID", "PID", "PREF", "MEDIATYPE"]
-        case "FN", "NICKNAME", "TITLE", "ROLE", "NOTE": ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE"]
-        case "N": ["LANGUAGE", "SORT-AS", "ALTID"]
-        case "PHOTO", "IMPP", "TZ", "GEO", "URL", "KEY", "FBURL", "CALADRURI", "CALURI", "TEL", "RELATED":
-            ["ALTID", "PID", "PREF", "TYPE", "MEDIATYPE"]
-        case "BDAY", "ANNIVERSARY": ["ALTID", "CALSCALE"]
-        case "ADR": ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "GEO", "TZ", "LABEL"]
-        case "EMAIL", "LANG", "CATEGORIES": ["ALTID", "PID", "PREF", "TYPE"]
-        case "LOGO", "SOUND": ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "MEDIATYPE"]
-        case "ORG": ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "SORT-AS"]
-        default: []
-        }
+    private static let nameRank = ranks(["LANGUAGE", "SORT-AS", "ALTID", "*", "PID", "PREF", "TYPE", "MEDIATYPE", "CALSCALE", "GEO", "TZ", "LABEL"])
+    private static let defaultRank = ranks(["LANGUAGE", "ALTID", "*", "PID", "PREF", "TYPE", "MEDIATYPE", "CALSCALE", "SORT-AS", "GEO", "TZ", "LABEL"])
+
+    private static func ranks(_ order: [String]) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
     }
 
-    private func writeProperty(_ property: VCardProperty, _ writer: xmlTextWriterPtr) {
+    /// The registered parameters RFC 6351's schema lists for each property.
+    private static let allowedParameters: [String: Set<String>] = {
+        var table: [String: Set<String>] = [:]
+        for name in ["SOURCE", "MEMBER"] { table[name] = ["ALTID", "PID", "PREF", "MEDIATYPE"] }
+        for name in ["FN", "NICKNAME", "TITLE", "ROLE", "NOTE"] { table[name] = ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE"] }
+        table["N"] = ["LANGUAGE", "SORT-AS", "ALTID"]
+        for name in ["PHOTO", "IMPP", "TZ", "GEO", "URL", "KEY", "FBURL", "CALADRURI", "CALURI", "TEL", "RELATED"] {
+            table[name] = ["ALTID", "PID", "PREF", "TYPE", "MEDIATYPE"]
+        }
+        for name in ["BDAY", "ANNIVERSARY"] { table[name] = ["ALTID", "CALSCALE"] }
+        table["ADR"] = ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "GEO", "TZ", "LABEL"]
+        for name in ["EMAIL", "LANG", "CATEGORIES"] { table[name] = ["ALTID", "PID", "PREF", "TYPE"] }
+        for name in ["LOGO", "SOUND"] { table[name] = ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "MEDIATYPE"] }
+        table["ORG"] = ["LANGUAGE", "ALTID", "PID", "PREF", "TYPE", "SORT-AS"]
+        return table
+    }()
+
+    private func writeProperty(_ property: VCardProperty, _ writer: XMLOutput) {
         let name = property.name.asciiUppercasedForXML
         // xCard has no VERSION element: the namespace is the version (RFC 6351 §4).
         if name == "VERSION" { return }
         if name == "XML" {
             // The XML property holds extension elements: write them as XML (RFC 6351 §4).
-            xmlTextWriterWriteRaw(writer, TextEscaping.unescape(property.rawValue))
+            writer.raw(TextEscaping.unescape(property.rawValue))
             return
         }
         let isXMLName = XCardVocabulary.isXMLName(property.name)
@@ -278,15 +264,15 @@ public struct XCardStreamWriter: Sendable {
                 var valueType = XCardVocabulary.parameterValueType(parameterName)
                 if valueType == "integer" && !parameter.values.allSatisfy({ Int($0) != nil }) { valueType = "text" }
                 for value in parameter.values { element(writer, valueType, value) }
-                xmlTextWriterEndElement(writer)
+                writer.end()
             }
-            xmlTextWriterEndElement(writer)
+            writer.end()
         }
         if let components {
             for (element, items) in components {
                 if items.isEmpty {
                     start(writer, element)
-                    xmlTextWriterEndElement(writer)
+                    writer.end()
                 } else {
                     for item in items { self.element(writer, element, item) }
                 }
@@ -294,7 +280,7 @@ public struct XCardStreamWriter: Sendable {
         } else {
             for (element, text) in valueElements { self.element(writer, element, text) }
         }
-        xmlTextWriterEndElement(writer)
+        writer.end()
     }
 }
 
