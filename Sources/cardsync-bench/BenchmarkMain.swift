@@ -26,8 +26,24 @@ import VCardXML
 struct BenchmarkMain {
     static func main() throws {
         var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "couch" {
+            return CouchBenchmark.run(Array(arguments.dropFirst()))
+        }
         if arguments.first == "stream", arguments.count >= 2 {
             try stream(path: arguments[1], output: arguments.count > 2 ? arguments[2] : "/dev/null")
+            return
+        }
+        if arguments.first == "xcard-stream", arguments.count >= 2 {
+            // Internal: streams an xCard file to vCard 4.0 on /dev/null, for the child's peak RSS.
+            let writer = VCardWriter(target: .v4_0)
+            var output: [UInt8] = []
+            var written = 0
+            let diagnostics = XCardReader.readFile(atPath: arguments[1]) { card in
+                writer.write(card, into: &output)
+                written += output.count
+                output.removeAll(keepingCapacity: true)
+            }
+            if diagnostics.contains(where: { $0.severity == .error }) { fail("xcard-stream: \(diagnostics.prefix(3))") }
             return
         }
         if arguments.first == "formats", arguments.count >= 3 {
@@ -90,8 +106,30 @@ struct BenchmarkMain {
             _ = convertStreaming(input)
         }
         report("read+write-4.0", size: size, bytes: input.count, seconds: convert, megabytes: megabytes)
-        let (seconds, rss) = try childStream(path: path)
+        let (seconds, rss) = try childStream(arguments: ["stream", path, "/dev/null"])
         report("stream-rss", size: size, bytes: input.count, seconds: seconds, megabytes: megabytes, peakRSS: rss)
+
+        // The same book as one xCard file, streamed back through libxml2 card by card.
+        let xmlPath = "\(directory)/mixed-\(size).xml"
+        guard let xmlFile = fopen(xmlPath, "wb") else { fail("cannot write \(xmlPath)") }
+        let stream = XCardStreamWriter(indents: true)
+        var xmlBytes = 0
+        func put(_ bytes: [UInt8]) { xmlBytes += bytes.count; bytes.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, xmlFile) } }
+        put(stream.begin())
+        var parser = VCardParser(sourceName: path)
+        var offset = 0
+        while offset < input.count {
+            let end = min(offset + (1 << 20), input.count)
+            parser.feed(input[offset..<end])
+            while let card = parser.nextCard() { put(stream.write(card)) }
+            offset = end
+        }
+        parser.finish()
+        while let card = parser.nextCard() { put(stream.write(card)) }
+        put(stream.end())
+        fclose(xmlFile)
+        let (xmlSeconds, xmlRSS) = try childStream(arguments: ["xcard-stream", xmlPath])
+        report("xcard-stream-rss", size: size, bytes: xmlBytes, seconds: xmlSeconds, megabytes: Double(xmlBytes) / 1e6, peakRSS: xmlRSS)
     }
 
     /// jCard and xCard throughput on the cards of a vCard file (the same file the ez-vcard
@@ -172,19 +210,20 @@ struct BenchmarkMain {
         drain()
     }
 
-    static func childStream(path: String) throws -> (Double, Double) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path) {
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        }
-        process.arguments = ["stream", path, "/dev/null"]
+    /// Runs this executable again with `arguments` and returns its wall time and its own peak
+    /// RSS in MiB (from `wait4`, so each child is measured alone).
+    static func childStream(arguments: [String]) throws -> (Double, Double) {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        try process.run()
-        process.waitUntilExit()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard posix_spawn(&pid, executable, nil, nil, argv, environ) == 0 else { fail("cannot start \(executable)") }
+        var status: Int32 = 0
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        _ = wait4(pid, &status, 0, &usage)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        if status != 0 { fail("child \(arguments) exited with status \(status)") }
         return (seconds, Double(usage.ru_maxrss) / 1024)
     }
 

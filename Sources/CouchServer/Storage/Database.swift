@@ -190,8 +190,12 @@ public actor Database {
         try journal.appendDurably(batch)
         let createdCount = staged.keys.filter { state.documents[$0] == nil }.count
         state.staleChangeCount += appended.count - createdCount
+        for (sequence, id) in appended where staged[id]?.sequence != sequence {
+            state.markStale(sequence)
+        }
         for (id, entry) in staged {
             let previous = state.documents[id]
+            if let previous { state.markStale(previous.sequence) }
             state.countChange(wasNew: previous == nil, wasDeleted: previous?.isDeleted ?? false, isDeleted: entry.isDeleted)
             state.documents[id] = entry
         }
@@ -206,6 +210,7 @@ public actor Database {
         guard state.staleChangeCount > 1024, state.staleChangeCount * 2 > state.changeLog.count else { return }
         state.changeLog.removeAll { state.documents[$0.id]?.sequence != $0.sequence }
         state.staleChangeCount = 0
+        state.staleSequences = []
     }
 
     /// A new revision id: generation one past the parent, and the MD5 of the tombstone flag,
@@ -359,11 +364,17 @@ public actor Database {
                 }
                 index -= 1
             }
+            // Live entries left below: those at positions first...index with a sequence above `since`.
+            var first = 0
+            var high = state.changeLog.count
+            while first < high {
+                let middle = (first + high) / 2
+                if state.changeLog[middle].sequence <= since { first = middle + 1 } else { high = middle }
+            }
             var pending = 0
-            while index >= 0 {
-                let (sequence, id) = state.changeLog[index]
-                if sequence > since, state.documents[id]?.sequence == sequence { pending += 1 }
-                index -= 1
+            if index >= first {
+                pending = (index - first + 1)
+                    - state.staleCount(from: state.changeLog[first].sequence, through: state.changeLog[index].sequence)
             }
             return (rows, rows.last?.sequence ?? state.updateSequence, pending)
         }
@@ -381,11 +392,10 @@ public actor Database {
             }
             index += 1
         }
+        // Live entries after this page: all entries after it, less the stale ones among them.
         var pending = 0
-        while index < state.changeLog.count {
-            let (sequence, id) = state.changeLog[index]
-            if state.documents[id]?.sequence == sequence { pending += 1 }
-            index += 1
+        if index < state.changeLog.count {
+            pending = (state.changeLog.count - index) - state.staleCount(from: state.changeLog[index].sequence, through: Int.max)
         }
         let lastSequence = rows.count == limit ? rows.last!.sequence : max(state.updateSequence, since)
         return (rows, lastSequence, pending)

@@ -5,6 +5,9 @@ struct DatabaseState: Sendable {
     /// Every change in sequence order; entries whose document changed again later are stale.
     var changeLog: [(sequence: Int, id: String)] = []
     var staleChangeCount = 0
+    /// The sequences of the stale entries of ``changeLog``, sorted, so that counting the live
+    /// changes after a point (`_changes`' `pending`) takes two binary searches, not a walk.
+    var staleSequences: [Int] = []
     var liveCount = 0
     var deletedCount = 0
     var liveIDsCache: [String]?
@@ -27,7 +30,10 @@ struct DatabaseState: Sendable {
                 let wasDeleted = entry.isDeleted
                 entry.tree.merge(path: path, isDeleted: value["deleted"]?.boolValue ?? false, body: location)
                 entry.tree.stem(limit: revisionsLimit)
-                if !wasNew { staleChangeCount += 1 }
+                if !wasNew {
+                    staleChangeCount += 1
+                    markStale(entry.sequence)
+                }
                 entry.sequence = sequence
                 changeLog.append((sequence, id))
                 countChange(wasNew: wasNew, wasDeleted: wasDeleted, isDeleted: entry.isDeleted)
@@ -44,6 +50,30 @@ struct DatabaseState: Sendable {
                 continue
             }
         }
+    }
+
+    /// Records that the change log entry with `sequence` was superseded.
+    mutating func markStale(_ sequence: Int) {
+        let position = Self.firstIndex(in: staleSequences, notBelow: sequence)
+        staleSequences.insert(sequence, at: position)
+    }
+
+    /// How many stale entries have a sequence in `lower...upper`.
+    func staleCount(from lower: Int, through upper: Int) -> Int {
+        guard lower <= upper, !staleSequences.isEmpty else { return 0 }
+        let start = Self.firstIndex(in: staleSequences, notBelow: lower)
+        let end = upper == Int.max ? staleSequences.count : Self.firstIndex(in: staleSequences, notBelow: upper + 1)
+        return max(0, end - start)
+    }
+
+    static func firstIndex(in sorted: [Int], notBelow value: Int) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     mutating func countChange(wasNew: Bool, wasDeleted: Bool, isDeleted: Bool) {
