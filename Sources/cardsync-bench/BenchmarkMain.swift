@@ -25,6 +25,7 @@ import VCardXML
 @main
 struct BenchmarkMain {
     static func main() throws {
+        defer { reportHighWaterMark() }
         var arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "couch" {
             return CouchBenchmark.run(Array(arguments.dropFirst()))
@@ -70,6 +71,15 @@ struct BenchmarkMain {
             try measure(size: size, runs: runs, directory: directory)
         }
         if work == nil { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// In a child started by ``childStream(arguments:)``: writes this process's peak RSS (kB).
+    static func reportHighWaterMark() {
+        guard let path = ProcessInfo.processInfo.environment["CARDSYNC_BENCH_HWM_FILE"],
+              let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return }
+        let kilobytes = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        try? kilobytes.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
     static func fail(_ message: String) -> Never {
@@ -211,9 +221,14 @@ struct BenchmarkMain {
     }
 
     /// Runs this executable again with `arguments` and returns its wall time and its own peak
-    /// RSS in MiB (from `wait4`, so each child is measured alone).
+    /// RSS in MiB. The child reports its `VmHWM` itself (through `CARDSYNC_BENCH_HWM_FILE`):
+    /// Linux starts a forked child's `ru_maxrss` at the parent's RSS, so `wait4` would report
+    /// this (large) process's memory instead.
     static func childStream(arguments: [String]) throws -> (Double, Double) {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let hwmFile = NSTemporaryDirectory() + "cardsync-bench-hwm-\(getpid())"
+        setenv("CARDSYNC_BENCH_HWM_FILE", hwmFile, 1)
+        defer { unsetenv("CARDSYNC_BENCH_HWM_FILE"); unlink(hwmFile) }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -224,7 +239,8 @@ struct BenchmarkMain {
         _ = wait4(pid, &status, 0, &usage)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         if status != 0 { fail("child \(arguments) exited with status \(status)") }
-        return (seconds, Double(usage.ru_maxrss) / 1024)
+        let reported = (try? String(contentsOfFile: hwmFile, encoding: .utf8)).flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return (seconds, (reported ?? Double(usage.ru_maxrss)) / 1024)
     }
 
     static func median(_ runs: Int, _ body: () -> Void) -> Double {
