@@ -15,9 +15,24 @@ struct CardSyncCommand: AsyncParsableCommand {
           cardsync generate --count 1000 --seed 7 -o book.vcf
         """,
         subcommands: [
+            // Formats
             ValidateCommand.self,
             ConvertCommand.self,
             GenerateCommand.self,
+            // The address book
+            InitCommand.self,
+            ImportCommand.self,
+            ExportCommand.self,
+            ListCommand.self,
+            ShowCommand.self,
+            LogCommand.self,
+            RestoreCommand.self,
+            DedupeCommand.self,
+            ScanCommand.self,
+            CheckCommand.self,
+            CompactCommand.self,
+            // The server
+            ServeCommand.self,
         ]
     )
 

@@ -1,0 +1,92 @@
+import VCardKit
+
+extension AddressBook {
+    /// The live contacts stored in `file`, each matched to its record (UID, or for cards without
+    /// one, the generated UID recorded for the same content).
+    func storedContacts(inFile file: String) -> [StoredContact] {
+        guard let uids = index.uidsByFile[file], let (bytes, _) = try? POSIX.readFile(directory + "/" + file),
+              let result = try? VCardReader.read(bytes, sourceName: file) else { return [] }
+        var unclaimed = uids.compactMap { index.live($0) }
+        var contacts: [StoredContact] = []
+        let writer = VCardWriter()
+        for card in result.cards {
+            let position: Int?
+            if let uid = card.normalizedUID {
+                position = unclaimed.firstIndex { $0.uid == uid && !$0.isGeneratedUID }
+            } else {
+                let hash = ContentHash(of: card)
+                position = unclaimed.firstIndex { $0.isGeneratedUID && $0.hash == hash }
+            }
+            guard let position else { continue }
+            let record = unclaimed.remove(at: position)
+            contacts.append(StoredContact(record: record, card: card, bytes: writer.bytes(for: card)))
+        }
+        return contacts
+    }
+
+    /// The contact with `uid`, read from its file.
+    public func contact(uid: String) -> StoredContact? {
+        guard let record = index.live(uid) else { return nil }
+        return storedContacts(inFile: record.file).first { $0.uid == uid }
+    }
+
+    /// The contacts a query names: the contact with that UID, else the contacts in that file
+    /// (`.vcf` may be left off), else those whose formatted name contains the query (ignoring case).
+    ///
+    /// ```swift
+    /// let matches = await book.contacts(matching: "lovelace")
+    /// ```
+    public func contacts(matching query: String) -> [StoredContact] {
+        if let found = contact(uid: query) { return [found] }
+        for file in [query, query + ".vcf"] where index.uidsByFile[file] != nil {
+            return storedContacts(inFile: file)
+        }
+        let wanted = query.lowercased()
+        let files = Set(index.liveRecords.filter { ($0.name ?? "").lowercased().contains(wanted) }.map(\.file))
+        return files.sorted().flatMap { storedContacts(inFile: $0) }
+            .filter { ($0.card.formattedName ?? "").lowercased().contains(wanted) }
+    }
+
+    /// Name, e-mail addresses, telephone numbers, UID and file of every live contact, sorted by
+    /// name (then UID).
+    public func contactSummaries() -> [ContactSummary] {
+        let files = index.uidsByFile.keys.sorted()
+        var summaries: [ContactSummary] = []
+        summaries.reserveCapacity(index.liveCount)
+        var start = 0
+        while start < files.count {
+            let batch = Array(files[start..<min(start + 2048, files.count)])
+            start += batch.count
+            let groups = batch.map { file in (file, index.uidsByFile[file]!.compactMap { index.live($0) }) }
+            let directory = self.directory
+            let results = Parallel.map(groups) { Self.summaries(directory: directory, file: $0.0, records: $0.1) }
+            for result in results { summaries.append(contentsOf: result) }
+        }
+        return summaries.sorted { ($0.name.lowercased(), $0.uid) < ($1.name.lowercased(), $1.uid) }
+    }
+
+    private static func summaries(directory: String, file: String, records: [ContactRecord]) -> [ContactSummary] {
+        guard let (bytes, _) = try? POSIX.readFile(directory + "/" + file),
+              let result = try? VCardReader.read(bytes, sourceName: file) else {
+            return records.map { ContactSummary(uid: $0.uid, file: file, name: $0.name ?? "", emails: [], phones: []) }
+        }
+        var unclaimed = records
+        var summaries: [ContactSummary] = []
+        for card in result.cards {
+            let position: Int?
+            if let uid = card.normalizedUID {
+                position = unclaimed.firstIndex { $0.uid == uid && !$0.isGeneratedUID }
+            } else if unclaimed.count == 1 && unclaimed[0].isGeneratedUID {
+                position = 0
+            } else {
+                let hash = ContentHash(of: card)
+                position = unclaimed.firstIndex { $0.isGeneratedUID && $0.hash == hash }
+            }
+            guard let position else { continue }
+            let record = unclaimed.remove(at: position)
+            summaries.append(ContactSummary(uid: record.uid, file: file, name: card.formattedName ?? "",
+                                            emails: card.emailAddresses, phones: card.telephoneNumbers))
+        }
+        return summaries
+    }
+}

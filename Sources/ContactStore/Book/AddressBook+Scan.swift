@@ -1,0 +1,262 @@
+import Foundation
+import VCardKit
+
+/// One card read from a contact file.
+struct ScannedCard: Sendable {
+    var uid: String?
+    var hash: ContentHash
+    var name: String?
+    var bytes: [UInt8]
+    var line: Int
+}
+
+/// A contact file read by a scan: its cards, or why it could not be read.
+struct ScannedFile: Sendable {
+    var name: String
+    var stamp: FileStamp?
+    var cards: [ScannedCard] = []
+    var problem: StoreProblem?
+    /// Whether writing the cards one after another gives the file back byte for byte.
+    var isRewritable = false
+
+    /// Reads and hashes every card of `directory/name`.
+    static func read(directory: String, name: String) -> ScannedFile {
+        var file = ScannedFile(name: name)
+        let bytes: [UInt8]
+        do {
+            (bytes, file.stamp) = try POSIX.readFile(directory + "/" + name)
+        } catch {
+            file.problem = StoreProblem(code: "unreadable-file", file: name,
+                                        message: "cannot be read (\(error.message)); it was left untouched")
+            return file
+        }
+        let result: VCardReadResult
+        do {
+            result = try VCardReader.read(bytes, sourceName: name)
+        } catch {
+            file.problem = StoreProblem(code: "invalid-file", file: name, message: error.message)
+            return file
+        }
+        if let error = result.diagnostics.first(where: { $0.severity == .error }) {
+            file.problem = StoreProblem(code: "invalid-file", file: name, line: error.location.line,
+                                        message: "\(error.message) [\(error.code)]; the file was left untouched and its contacts unchanged until it is fixed")
+            return file
+        }
+        guard !result.cards.isEmpty else {
+            file.problem = StoreProblem(code: "invalid-file", file: name, message: "holds no vCard; the file was left untouched")
+            return file
+        }
+        let writer = VCardWriter()
+        var total = 0
+        for card in result.cards {
+            let cardBytes = writer.bytes(for: card)
+            total += cardBytes.count
+            file.cards.append(ScannedCard(uid: card.normalizedUID, hash: ContentHash(of: card), name: card.formattedName,
+                                          bytes: cardBytes, line: card.location?.line ?? 1))
+        }
+        file.isRewritable = total == bytes.count
+        return file
+    }
+}
+
+extension VCard {
+    /// The UID with surrounding white space removed; `nil` when missing or empty.
+    var normalizedUID: String? {
+        guard let uid = uid?.trimmingCharacters(in: .whitespaces), !uid.isEmpty else { return nil }
+        return uid
+    }
+}
+
+extension AddressBook {
+    func performOpeningScan(addingMissingUIDs: Bool) async throws(ContactStoreError) {
+        openingScan = try await scan(addingMissingUIDs: addingMissingUIDs)
+    }
+
+    /// Finds the changes other programs made to the folder and records them in the journal.
+    ///
+    /// A file whose size, modification and change times and inode match what was recorded is
+    /// not read; any other file is read and its cards hashed, so a file that was only touched
+    /// records nothing. Each card of a file is a contact of its own. Cards are matched to
+    /// contacts by UID; a card without UID keeps the UID cardsync generated for it (matched by
+    /// content, then by position in its file). A contact found in another file is a rename. A
+    /// file that cannot be read is reported and its contacts are left as they were.
+    ///
+    /// ```swift
+    /// let report = try await book.scan()
+    /// print("\(report.count(.update)) edited, \(report.count(.delete)) deleted")
+    /// ```
+    /// - Parameter addingMissingUIDs: write the generated UID into files (with one card) that have none.
+    /// - Returns: the events recorded and the problems found.
+    public func scan(addingMissingUIDs: Bool = false) async throws(ContactStoreError) -> ScanReport {
+        var report = ScanReport()
+        let listing = try POSIX.listDirectory(directory)
+        for name in listing.undecodable where name.lowercased().hasSuffix(".vcf") {
+            report.problems.append(StoreProblem(code: "undecodable-name", file: name,
+                                                message: "the file name is not UTF-8; rename the file to read it"))
+        }
+        let now = POSIX.now()
+        var present: Set<String> = []
+        var toRead: [String] = []
+        for name in listing.names where SafeFileName.isContactFile(name) {
+            guard let stamp = POSIX.stamp(directory + "/" + name) else { continue }
+            present.insert(name)
+            if index.stamps[name] != stamp { toRead.append(name) }
+        }
+        toRead.sort()
+        report.filesSeen = present.count
+        let goneFiles = index.uidsByFile.keys.filter { !present.contains($0) }
+        var pool: Set<String> = []
+        for file in goneFiles + toRead { pool.formUnion(index.uidsByFile[file] ?? []) }
+        var generatedByHash: [ContentHash: [String]] = [:]
+        for uid in pool {
+            if let record = index.live(uid), record.isGeneratedUID, let hash = record.hash { generatedByHash[hash, default: []].append(uid) }
+        }
+        var claimed: [String: String] = [:]
+        var unreadable: Set<String> = []
+        var pending: [JournalEvent] = []
+        var withText: Set<ContentHash> = []
+        var newStamps: [String: FileStamp] = [:]
+
+        func event(_ operation: JournalEvent.Operation, uid: String, generated: Bool, file: String, card: ScannedCard,
+                   previous: ContactRecord?) -> JournalEvent {
+            var includeText = false
+            if index.cardOffsets[card.hash] == nil, !withText.contains(card.hash) {
+                includeText = true
+                withText.insert(card.hash)
+            }
+            return JournalEvent(operation: operation, uid: uid, file: file, hash: card.hash, previousHash: previous?.hash,
+                                source: .folder, name: card.name, card: includeText ? card.bytes : nil, isGeneratedUID: generated,
+                                previousFile: previous.flatMap { $0.file != file ? $0.file : nil })
+        }
+        func emit(uid: String, generated: Bool, existing: ContactRecord?, file: String, card: ScannedCard) {
+            claimed[uid] = file
+            guard let existing else {
+                pending.append(event(.add, uid: uid, generated: generated, file: file, card: card, previous: nil))
+                return
+            }
+            if existing.file == file && existing.hash == card.hash && existing.isGeneratedUID == generated { return }
+            let operation: JournalEvent.Operation = existing.hash == card.hash && existing.file != file ? .rename : .update
+            pending.append(event(operation, uid: uid, generated: generated, file: file, card: card, previous: existing))
+        }
+
+        var start = 0
+        while start < toRead.count {
+            let batch = Array(toRead[start..<min(start + 1024, toRead.count)])
+            start += batch.count
+            let directory = self.directory
+            let files = Parallel.map(batch, minimumPerWorker: 4) { ScannedFile.read(directory: directory, name: $0) }
+            for var file in files {
+                report.filesRead += 1
+                if let problem = file.problem {
+                    report.problems.append(problem)
+                    unreadable.insert(file.name)
+                    continue
+                }
+                var trackable = true
+                let oldUIDs = index.uidsByFile[file.name] ?? []
+                if addingMissingUIDs, file.cards.count == 1, file.isRewritable, file.cards[0].uid == nil {
+                    let card = file.cards[0]
+                    let existing = oldUIDs.compactMap { index.live($0) }.first { $0.isGeneratedUID && claimed[$0.uid] == nil }
+                        ?? generatedByHash[card.hash]?.lazy.compactMap { self.index.live($0) }.first { claimed[$0.uid] == nil }
+                    let uid = existing?.uid ?? UUID().uuidString.lowercased()
+                    if let rewritten = Self.insertingUID(uid, into: card.bytes) {
+                        do {
+                            try POSIX.writeAtomically(rewritten, directory: self.directory, name: file.name, replacing: true)
+                            file.cards[0].uid = uid
+                            file.cards[0].bytes = rewritten
+                            file.stamp = POSIX.stamp(self.directory + "/" + file.name)
+                            report.filesGivenUIDs.append(file.name)
+                        } catch {
+                            report.problems.append(StoreProblem(code: "unwritable-file", file: file.name, message: error.message))
+                        }
+                    }
+                } else if addingMissingUIDs, file.cards.contains(where: { $0.uid == nil }) {
+                    report.problems.append(StoreProblem(code: "uid-not-added", file: file.name,
+                                                        message: "has several cards or text outside its card; its generated UIDs were recorded in the journal only"))
+                }
+                for card in file.cards {
+                    if let uid = card.uid {
+                        if let owner = claimed[uid] {
+                            trackable = false
+                            report.problems.append(StoreProblem(
+                                code: "duplicate-uid", file: file.name, line: card.line,
+                                message: "UID \(uid) is also used by a card in \(owner); this card is not tracked until one of them gets another UID"))
+                        } else if let existing = index.live(uid) {
+                            if existing.file == file.name || pool.contains(uid) {
+                                emit(uid: uid, generated: false, existing: existing, file: file.name, card: card)
+                            } else {
+                                trackable = false
+                                report.problems.append(StoreProblem(
+                                    code: "duplicate-uid", file: file.name, line: card.line,
+                                    message: "UID \(uid) is also used by \(existing.file); this card is not tracked until one of them gets another UID"))
+                            }
+                        } else {
+                            emit(uid: uid, generated: false, existing: nil, file: file.name, card: card)
+                        }
+                    } else {
+                        let sameFile = oldUIDs.compactMap { index.live($0) }.filter { $0.isGeneratedUID && claimed[$0.uid] == nil }
+                        let match = sameFile.first { $0.hash == card.hash }
+                            ?? generatedByHash[card.hash]?.lazy.compactMap { self.index.live($0) }.first { claimed[$0.uid] == nil }
+                            ?? sameFile.first
+                        if let match {
+                            emit(uid: match.uid, generated: true, existing: match, file: file.name, card: card)
+                        } else {
+                            emit(uid: UUID().uuidString.lowercased(), generated: true, existing: nil, file: file.name, card: card)
+                        }
+                    }
+                }
+                if trackable, let stamp = file.stamp, !stamp.isRacy(now: now) { newStamps[file.name] = stamp }
+            }
+            if pending.count >= 1024 {
+                report.events.append(contentsOf: try await record(pending, synchronize: false).map(\.withoutCard))
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        for uid in pool.sorted() where claimed[uid] == nil {
+            guard let existing = index.live(uid), !unreadable.contains(existing.file) else { continue }
+            pending.append(JournalEvent(operation: .delete, uid: uid, file: existing.file, hash: nil, previousHash: existing.hash,
+                                        source: .folder, name: existing.name, isGeneratedUID: existing.isGeneratedUID))
+        }
+        report.events.append(contentsOf: try await record(pending, synchronize: false).map(\.withoutCard))
+        try await journal.synchronize()
+        for file in goneFiles where index.uidsByFile[file] == nil { index.stamps[file] = nil }
+        for (file, stamp) in newStamps where index.uidsByFile[file] != nil {
+            index.stamps[file] = stamp
+            indexChanged = true
+        }
+        return report
+    }
+
+    /// The card's bytes with a `UID` line before its `END:VCARD` line, in the card's own line ends.
+    static func insertingUID(_ uid: String, into bytes: [UInt8]) -> [UInt8]? {
+        let upper = bytes.map { ($0 >= 0x61 && $0 <= 0x7A) ? $0 - 32 : $0 }
+        let end = Array("END:VCARD".utf8)
+        guard upper.count >= end.count else { return nil }
+        var position: Int?
+        var index = upper.count - end.count
+        while index >= 0 {
+            if upper[index..<(index + end.count)].elementsEqual(end), index == 0 || upper[index - 1] == 0x0A || upper[index - 1] == 0x0D {
+                position = index
+                break
+            }
+            index -= 1
+        }
+        guard let position else { return nil }
+        let lineEnd: [UInt8] = position >= 2 && bytes[position - 2] == 0x0D && bytes[position - 1] == 0x0A ? [0x0D, 0x0A]
+            : position >= 1 && bytes[position - 1] == 0x0D ? [0x0D] : [0x0A]
+        var result = Array(bytes[0..<position])
+        result.append(contentsOf: Array("UID:\(uid)".utf8))
+        result.append(contentsOf: lineEnd)
+        result.append(contentsOf: bytes[position...])
+        return result
+    }
+}
+
+extension JournalEvent {
+    /// The event without its card bytes, for reports.
+    var withoutCard: JournalEvent {
+        var copy = self
+        copy.card = nil
+        return copy
+    }
+}

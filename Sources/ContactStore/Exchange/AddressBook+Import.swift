@@ -1,0 +1,230 @@
+import Foundation
+import VCardKit
+import VCardXML
+
+/// A card read from an import source, parsed and hashed.
+struct PreparedCard: Sendable {
+    var card: VCard
+    var hash: ContentHash
+    var uid: String?
+    var name: String?
+    var bytes: [UInt8]
+    var line: Int
+}
+
+extension AddressBook {
+    /// How many cards are decided and written together: one `syncfs`, one journal write and one
+    /// `fsync` per batch.
+    static let importBatchSize = 1024
+
+    /// Imports contacts: each new contact becomes one file, written atomically, and one `add`
+    /// event. A card whose content hash is already in the book is reported and skipped (unless
+    /// `onDuplicate` is `.keep`), so running an interrupted import again finishes it without
+    /// duplicates. A card whose UID is already in the book with other content updates that
+    /// contact (its earlier version stays restorable).
+    ///
+    /// ```swift
+    /// let report = try await book.importContacts(from: [.file("phone-export.vcf")])
+    /// for duplicate in report.duplicates { print("\(duplicate.source):\(duplicate.line): duplicate of \(duplicate.existingUID)") }
+    /// ```
+    /// - Parameters:
+    ///   - sources: vCard (2.1, 3.0, 4.0), jCard or xCard inputs; the format is detected per source.
+    ///   - onDuplicate: skip (default) or keep cards whose content is already in the book.
+    ///   - progress: called after each batch of cards.
+    /// - Throws: ``ContactStoreError`` when a source cannot be opened or the book cannot be written;
+    ///   cards that cannot be read are reported in ``ImportReport/diagnostics`` instead.
+    public func importContacts(from sources: [ContactSource], onDuplicate: DuplicatePolicy = .skip,
+                               progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws(ContactStoreError) -> ImportReport {
+        var report = ImportReport()
+        var importedUIDs: Set<String> = []
+        for source in sources {
+            let reader = try source.makeReader()
+            let total = reader.totalSize
+            guard let first = try reader.next() else {
+                report.diagnostics.append(Diagnostic(severity: .error, code: "empty-input", message: "the input is empty: it holds no contact",
+                                                     location: SourceLocation(source: source.name, line: 1, column: 1)))
+                continue
+            }
+            func progressed() {
+                progress?(ImportProgress(source: source.name, bytesRead: reader.bytesRead, totalBytes: total,
+                                         cardsRead: report.cardsRead, added: report.added, duplicates: report.duplicates.count))
+            }
+            switch ContactFormat.detect(first.prefix(256)) {
+            case .vcard:
+                var parser = VCardParser(framingOnly: source.name)
+                var frames: [VCardFrame] = []
+                var chunk: ArraySlice<UInt8>? = first
+                while let bytes = chunk {
+                    parser.feed(bytes)
+                    while let frame = parser.nextFrame() {
+                        frames.append(frame)
+                        if frames.count >= Self.importBatchSize {
+                            try await importBatch(Self.prepare(frames, into: &report), source: source.name, onDuplicate: onDuplicate,
+                                                  importedUIDs: &importedUIDs, report: &report)
+                            frames.removeAll(keepingCapacity: true)
+                            progressed()
+                        }
+                    }
+                    report.diagnostics.append(contentsOf: parser.takeDiagnostics())
+                    chunk = try reader.next()
+                }
+                parser.finish()
+                while let frame = parser.nextFrame() { frames.append(frame) }
+                report.diagnostics.append(contentsOf: parser.takeDiagnostics())
+                try await importBatch(Self.prepare(frames, into: &report), source: source.name, onDuplicate: onDuplicate,
+                                      importedUIDs: &importedUIDs, report: &report)
+                progressed()
+            case .jcard, .xcard:
+                var bytes = Array(first)
+                while let more = try reader.next() { bytes.append(contentsOf: more) }
+                let result: VCardReadResult
+                do {
+                    if ContactFormat.detect(first.prefix(256)) == .jcard {
+                        result = try JCardReader.read(bytes, sourceName: source.name)
+                    } else {
+                        result = try XCardReader.read(bytes, sourceName: source.name)
+                    }
+                } catch {
+                    report.diagnostics.append(error.diagnostic ?? Diagnostic(severity: .error, code: "invalid-input", message: error.message,
+                                                                             location: SourceLocation(source: source.name, line: 1, column: 1)))
+                    continue
+                }
+                report.diagnostics.append(contentsOf: result.diagnostics)
+                var start = 0
+                while start < result.cards.count {
+                    let end = min(start + Self.importBatchSize, result.cards.count)
+                    let prepared = Parallel.map(Array(result.cards[start..<end])) { Self.prepare($0) }
+                    try await importBatch(prepared, source: source.name, onDuplicate: onDuplicate, importedUIDs: &importedUIDs, report: &report)
+                    start = end
+                    progressed()
+                }
+            }
+        }
+        return report
+    }
+
+    /// Parses and hashes frames on every core.
+    static func prepare(_ frames: [VCardFrame], into report: inout ImportReport) -> [PreparedCard] {
+        let results = Parallel.map(frames) { frame -> (PreparedCard?, [Diagnostic]) in
+            let (card, diagnostics) = frame.parse()
+            return (card.map { prepare($0) }, diagnostics)
+        }
+        var prepared: [PreparedCard] = []
+        prepared.reserveCapacity(results.count)
+        for (card, diagnostics) in results {
+            report.diagnostics.append(contentsOf: diagnostics)
+            if let card { prepared.append(card) }
+        }
+        return prepared
+    }
+
+    static func prepare(_ card: VCard) -> PreparedCard {
+        PreparedCard(card: card, hash: ContentHash(of: card), uid: card.normalizedUID, name: card.formattedName,
+                     bytes: VCardWriter().bytes(for: card), line: card.location?.line ?? 1)
+    }
+
+    /// Decides, writes and journals one batch of cards.
+    private func importBatch(_ cards: [PreparedCard], source: String, onDuplicate: DuplicatePolicy,
+                             importedUIDs: inout Set<String>, report: inout ImportReport) async throws(ContactStoreError) {
+        struct Planned {
+            var uid: String
+            var generated: Bool
+            var file: String
+            var bytes: [UInt8]
+            var card: PreparedCard
+            var existing: ContactRecord?
+        }
+        var planned: [Planned] = []
+        var batchHashes: [ContentHash: String] = [:]
+        var batchFiles: Set<String> = []
+        for card in cards {
+            report.cardsRead += 1
+            if let own = card.uid, let record = index.live(own), record.hash == card.hash {
+                report.duplicates.append(SkippedDuplicate(source: source, line: card.line, uid: own, existingUID: own, existingFile: record.file))
+                continue
+            }
+            if onDuplicate == .skip {
+                if let owner = index.uidsByHash[card.hash]?.first, let record = index.live(owner) {
+                    report.duplicates.append(SkippedDuplicate(source: source, line: card.line, uid: card.uid,
+                                                              existingUID: owner, existingFile: record.file))
+                    continue
+                }
+                if let owner = batchHashes[card.hash], let other = planned.first(where: { $0.uid == owner }) {
+                    report.duplicates.append(SkippedDuplicate(source: source, line: card.line, uid: card.uid,
+                                                              existingUID: owner, existingFile: other.file))
+                    continue
+                }
+            }
+            var uid = card.uid ?? UUID().uuidString.lowercased()
+            let generated = card.uid == nil
+            var bytes = card.bytes
+            var existing: ContactRecord?
+            if let own = card.uid {
+                if importedUIDs.contains(own) || planned.contains(where: { $0.uid == own }) {
+                    uid = UUID().uuidString.lowercased()
+                    var edited = card.card
+                    edited.removeAll(named: "UID")
+                    edited.append(VCardProperty(name: "UID", text: uid))
+                    bytes = VCardWriter().bytes(for: edited)
+                    report.reassignedUIDs.append(ReassignedUID(source: source, line: card.line, original: own, assigned: uid))
+                } else if let record = index.live(own) {
+                    if (index.uidsByFile[record.file]?.count ?? 0) > 1 {
+                        report.problems.append(StoreProblem(
+                            code: "shared-file", file: source, line: card.line,
+                            message: "UID \(own) belongs to a contact in \(record.file), which holds several contacts; the card was not imported (split that file first)"))
+                        continue
+                    }
+                    existing = record
+                }
+            }
+            let file = existing?.file ?? freshFileName(for: uid, taken: batchFiles)
+            batchFiles.insert(file)
+            batchHashes[card.hash] = uid
+            planned.append(Planned(uid: uid, generated: generated, file: file, bytes: bytes, card: card, existing: existing))
+        }
+        guard !planned.isEmpty else { return }
+        // Write every file under a hidden temporary name, make them all durable with one sync,
+        // then move each into place (never over another contact's file), then journal them.
+        for index in planned.indices {
+            let temporary = directory + "/" + POSIX.temporaryName(for: planned[index].file)
+            _ = unlink(temporary)
+            try POSIX.createFile(temporary, planned[index].bytes, mode: 0o600)
+        }
+        try POSIX.syncFileSystem(containing: directory)
+        for index in planned.indices {
+            let temporary = directory + "/" + POSIX.temporaryName(for: planned[index].file)
+            if planned[index].existing != nil {
+                try POSIX.commit(temporary: temporary, to: directory + "/" + planned[index].file, replacing: true)
+                continue
+            }
+            while link(temporary, directory + "/" + planned[index].file) != 0 {
+                guard errno == EEXIST else { throw .io(directory + "/" + planned[index].file, "cannot move into place", errno: errno) }
+                planned[index].file = UUID().uuidString.lowercased() + ".vcf"
+            }
+            _ = unlink(temporary)
+        }
+        try POSIX.sync(directory)
+        var events: [JournalEvent] = []
+        var withText: Set<ContentHash> = []
+        for item in planned {
+            let hash = item.card.hash
+            let includeText = self.index.cardOffsets[hash] == nil && !withText.contains(hash)
+            if includeText { withText.insert(hash) }
+            events.append(JournalEvent(operation: item.existing == nil ? .add : .update, uid: item.uid, file: item.file, hash: hash,
+                                       previousHash: item.existing?.hash, source: .import, name: item.card.name,
+                                       card: includeText ? item.bytes : nil, isGeneratedUID: item.generated))
+            importedUIDs.insert(item.uid)
+            if item.existing == nil { report.added += 1 } else { report.updated.append(item.uid) }
+        }
+        try await record(events)
+        for item in planned { stampWrittenFile(item.file) }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

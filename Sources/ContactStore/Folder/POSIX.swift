@@ -1,0 +1,220 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What identifies a version of a file without reading it: size, modification and change times,
+/// inode. Equal stamps mean the file is (almost certainly) unchanged; see ``FileStamp/isRacy``.
+struct FileStamp: Sendable, Hashable {
+    var size: Int64
+    var modified: Int64
+    var changed: Int64
+    var inode: UInt64
+
+    /// A stamp taken less than two seconds after the file was modified cannot tell a later edit
+    /// within the same clock tick; such a stamp is not trusted by the next scan (git's "racily
+    /// clean" rule).
+    func isRacy(now: Int64) -> Bool {
+        now - max(modified, changed) < 2_000_000_000
+    }
+}
+
+/// Thin, throwing wrappers over the POSIX calls the store needs.
+enum POSIX {
+    /// `strerror` as a string.
+    static func describe(_ number: Int32) -> String {
+        String(cString: strerror(number))
+    }
+
+    /// Closes a file descriptor.
+    static func closeFile(_ fd: Int32) {
+        close(fd)
+    }
+
+    /// Nanoseconds since 1970, from the real-time clock.
+    static func now() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+
+    /// The stamp of a regular file (following symbolic links), or `nil` when it is missing or not a regular file.
+    static func stamp(_ path: String) -> FileStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return stamp(of: info)
+    }
+
+    static func stamp(of info: stat) -> FileStamp {
+        #if canImport(Darwin)
+        let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        let changed = Int64(info.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(info.st_ctimespec.tv_nsec)
+        #else
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        #endif
+        return FileStamp(size: Int64(info.st_size), modified: modified, changed: changed, inode: UInt64(info.st_ino))
+    }
+
+    /// Whether something exists at `path`.
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Whether `path` is a directory.
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The whole content of a file, and its stamp taken from the open descriptor.
+    static func readFile(_ path: String) throws(ContactStoreError) -> (bytes: [UInt8], stamp: FileStamp) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let number = errno
+            throw ContactStoreError(code: number == ENOENT ? .missingInput : .io,
+                                    message: "cannot open: \(describe(number))", path: path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(path, "cannot stat", errno: errno) }
+        var bytes: [UInt8] = []
+        var capacity = max(Int(info.st_size), 0) + 1
+        bytes.reserveCapacity(capacity)
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(path, "cannot read", errno: errno)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            capacity = max(capacity, bytes.count)
+        }
+        return (bytes, stamp(of: info))
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    static func writeAll(_ fd: Int32, _ bytes: some Collection<UInt8>, path: String) throws(ContactStoreError) {
+        let array = Array(bytes)
+        var offset = 0
+        while offset < array.count {
+            let written = array.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .io(path, "cannot write", errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// Creates `path` (which must not exist) with `bytes` and `mode`, without syncing.
+    static func createFile(_ path: String, _ bytes: some Collection<UInt8>, mode: mode_t) throws(ContactStoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw .io(path, "cannot create", errno: errno) }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+    }
+
+    /// Flushes a file or directory to disk.
+    static func sync(_ path: String) throws(ContactStoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(path, "cannot open to sync", errno: errno) }
+        defer { close(fd) }
+        if fsync(fd) != 0 && errno != EINVAL { throw .io(path, "cannot sync", errno: errno) }
+    }
+
+    /// Flushes every file of the file system that holds `path` (Linux `syncfs`; `sync` elsewhere):
+    /// one call makes a whole batch of new files durable instead of one `fsync` per file.
+    static func syncFileSystem(containing path: String) throws(ContactStoreError) {
+        #if os(Linux)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(path, "cannot open to sync", errno: errno) }
+        defer { close(fd) }
+        if linuxSyncFileSystem(fd) != 0 { throw .io(path, "cannot sync the file system", errno: errno) }
+        #elseif canImport(Darwin)
+        Darwin.sync()
+        #endif
+    }
+
+    /// Writes `bytes` to `directory/name` atomically: a hidden temporary file in the same folder,
+    /// synced, then moved into place. With `replacing: false` an existing file is never replaced
+    /// (the call fails with `EEXIST`).
+    static func writeAtomically(_ bytes: some Collection<UInt8>, directory: String, name: String, mode: mode_t = 0o600,
+                                replacing: Bool) throws(ContactStoreError) {
+        let temporary = directory + "/" + temporaryName(for: name)
+        unlink(temporary)
+        try createFile(temporary, bytes, mode: mode)
+        do {
+            try sync(temporary)
+            try commit(temporary: temporary, to: directory + "/" + name, replacing: replacing)
+            try sync(directory)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Moves a written temporary file to its final name; without `replacing`, fails if the name is taken.
+    static func commit(temporary: String, to path: String, replacing: Bool) throws(ContactStoreError) {
+        if replacing {
+            guard rename(temporary, path) == 0 else { throw .io(path, "cannot move into place", errno: errno) }
+            return
+        }
+        guard link(temporary, path) == 0 else {
+            let number = errno
+            unlink(temporary)
+            throw ContactStoreError(code: .io, message: number == EEXIST
+                                        ? "already exists; it was not replaced"
+                                        : "cannot move into place: \(describe(number))", path: path)
+        }
+        unlink(temporary)
+    }
+
+    /// The hidden name of the temporary file that becomes `name`: `.name.cardsync-tmp`.
+    static func temporaryName(for name: String) -> String {
+        "." + name + temporarySuffix
+    }
+
+    /// What the names of temporary files end with; such files are removed when a book is opened.
+    static let temporarySuffix = ".cardsync-tmp"
+
+    /// The entries of a directory (without `.` and `..`), as names; names that are not UTF-8
+    /// are returned in `undecodable` as their lossy spelling.
+    static func listDirectory(_ path: String) throws(ContactStoreError) -> (names: [String], undecodable: [String]) {
+        guard let directory = opendir(path) else { throw .io(path, "cannot list the folder", errno: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        var undecodable: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let end = bytes.firstIndex(of: 0) ?? bytes.count
+                return Array(bytes[0..<end])
+            }
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            if let text = String(validating: name, as: UTF8.self) {
+                names.append(text)
+            } else {
+                undecodable.append(String(decoding: name, as: UTF8.self))
+            }
+        }
+        return (names, undecodable)
+    }
+
+    /// Creates a directory with `mode`; an existing directory is left as it is.
+    static func makeDirectory(_ path: String, mode: mode_t) throws(ContactStoreError) {
+        if mkdir(path, mode) != 0 && errno != EEXIST { throw .io(path, "cannot create the folder", errno: errno) }
+    }
+}
+
+#if os(Linux)
+/// glibc's `syncfs(2)`, which the Glibc module does not export (it is a GNU extension).
+@_silgen_name("syncfs")
+private func linuxSyncFileSystem(_ descriptor: Int32) -> Int32
+#endif

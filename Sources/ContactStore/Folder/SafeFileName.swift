@@ -1,0 +1,34 @@
+/// File names for contacts: the UID when it is a safe name, otherwise a fresh UUID.
+///
+/// A safe name has only `A-Z a-z 0-9 . _ + -`, does not start with `.` (hidden files are
+/// cardsync's own), and is at most 200 bytes with its `.vcf` ending, so it can never point
+/// outside the folder nor break another program's file handling.
+enum SafeFileName {
+    /// The longest file name cardsync writes, in bytes.
+    static let maximumBytes = 200
+
+    /// `uid.vcf` when `uid` is safe (a `urn:uuid:` prefix left off), else `nil`.
+    static func name(forUID uid: String) -> String? {
+        let bare = uid.lowercased().hasPrefix("urn:uuid:") ? String(uid.dropFirst(9)) : uid
+        let name = bare + ".vcf"
+        guard isSafe(name) else { return nil }
+        return name
+    }
+
+    /// Whether `name` is a safe contact file name.
+    static func isSafe(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard !utf8.isEmpty, utf8.count <= maximumBytes, utf8.first != 0x2E else { return false }
+        return utf8.allSatisfy { byte in
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x2E || byte == 0x5F || byte == 0x2B || byte == 0x2D
+        }
+    }
+
+    /// Whether `name` is a file the address book reads as contacts: not hidden, ends in `.vcf`
+    /// (any case), no path separator.
+    static func isContactFile(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first != 0x2E, !name.utf8.contains(0x2F) else { return false }
+        return name.utf8.count > 4 && name.lowercased().hasSuffix(".vcf")
+    }
+}

@@ -1,0 +1,88 @@
+import VCardKit
+
+/// The state of an address book derived from its journal: every contact's record, which file
+/// holds which contacts, which contents are live, and where each card text is stored.
+///
+/// Rebuilt by replaying the journal; saved as an ``IndexSnapshot`` so that opening a large book
+/// does not replay everything.
+struct BookIndex: Sendable {
+    /// Every contact ever recorded, deleted ones included, by UID.
+    var records: [String: ContactRecord] = [:]
+    /// The live contacts of each file.
+    var uidsByFile: [String: [String]] = [:]
+    /// The live contacts with each content hash.
+    var uidsByHash: [ContentHash: [String]] = [:]
+    /// The byte offset of the journal line that stores each card text.
+    var cardOffsets: [ContentHash: Int64] = [:]
+    /// What each tracked file looked like when it was last read; not in the journal (derived).
+    var stamps: [String: FileStamp] = [:]
+    /// The last sequence number applied.
+    var lastSequence = 0
+    /// The journal size the index reflects.
+    var journalSize: Int64 = 0
+    /// The number of journal lines the index reflects.
+    var journalLines = 0
+
+    /// The live contacts.
+    var liveRecords: [ContactRecord] { records.values.filter { !$0.isDeleted } }
+
+    /// The number of live contacts.
+    var liveCount: Int { uidsByFile.values.reduce(0) { $0 + $1.count } }
+
+    /// Applies one event read from (or just written to) the journal at `offset`.
+    mutating func apply(_ event: JournalEvent, offset: Int64) {
+        lastSequence = max(lastSequence, event.sequence)
+        if let hash = event.hash, event.card != nil, cardOffsets[hash] == nil {
+            cardOffsets[hash] = offset
+        }
+        var record = records[event.uid] ?? ContactRecord(uid: event.uid, isGeneratedUID: event.isGeneratedUID, file: event.file,
+                                                          hash: nil, lastHash: nil, name: nil,
+                                                          createdSequence: event.sequence, sequence: event.sequence)
+        if let existing = records[event.uid], !existing.isDeleted {
+            removeLive(existing)
+        }
+        if event.operation == .delete || event.hash == nil {
+            record.lastHash = event.previousHash ?? record.hash ?? record.lastHash
+            record.hash = nil
+        } else {
+            if record.isDeleted && records[event.uid] != nil && event.operation == .add {
+                record.createdSequence = event.sequence
+            }
+            record.hash = event.hash
+            record.lastHash = event.hash
+            record.isGeneratedUID = event.isGeneratedUID
+        }
+        record.file = event.file
+        record.sequence = event.sequence
+        if let name = event.name { record.name = name }
+        records[event.uid] = record
+        if !record.isDeleted { addLive(record) }
+    }
+
+    private mutating func removeLive(_ record: ContactRecord) {
+        if var uids = uidsByFile[record.file] {
+            uids.removeAll { $0 == record.uid }
+            if uids.isEmpty {
+                uidsByFile[record.file] = nil
+                stamps[record.file] = nil
+            } else {
+                uidsByFile[record.file] = uids
+            }
+        }
+        if let hash = record.hash, var uids = uidsByHash[hash] {
+            uids.removeAll { $0 == record.uid }
+            uidsByHash[hash] = uids.isEmpty ? nil : uids
+        }
+    }
+
+    private mutating func addLive(_ record: ContactRecord) {
+        uidsByFile[record.file, default: []].append(record.uid)
+        if let hash = record.hash { uidsByHash[hash, default: []].append(record.uid) }
+    }
+
+    /// The live record with `uid`.
+    func live(_ uid: String) -> ContactRecord? {
+        guard let record = records[uid], !record.isDeleted else { return nil }
+        return record
+    }
+}

@@ -1,0 +1,25 @@
+public import VCardKit
+
+/// What the address book knows about one contact: where it is and which version it holds.
+public struct ContactRecord: Sendable, Hashable {
+    /// The contact's identity.
+    public var uid: String
+    /// Whether cardsync generated the UID (the card has none).
+    public var isGeneratedUID: Bool
+    /// The file that holds the contact, relative to the book's folder (for a deleted contact: the
+    /// file it was last in).
+    public var file: String
+    /// The content hash of the current version; `nil` when the contact is deleted.
+    public var hash: ContentHash?
+    /// The content hash of the last version before the contact was deleted.
+    public var lastHash: ContentHash?
+    /// The formatted name of the last version.
+    public var name: String?
+    /// The sequence number of the event that created the contact.
+    public var createdSequence: Int
+    /// The sequence number of the contact's latest event.
+    public var sequence: Int
+
+    /// Whether the contact was deleted.
+    public var isDeleted: Bool { hash == nil }
+}

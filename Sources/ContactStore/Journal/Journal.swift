@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The append-only journal of an address book, `.cardsync/journal.jsonl`: one ``JournalEvent``
+/// per line. The actor owns the file descriptor, so appends are serialized.
+///
+/// Events are durable once ``synchronize()`` returns: commands append a batch, synchronize, and
+/// only then report success. Sequence numbers and timestamps are assigned here.
+///
+/// ```swift
+/// let written = try await journal.append([event])
+/// try await journal.synchronize()
+/// ```
+public actor Journal {
+    /// The journal file.
+    public nonisolated let path: String
+    private var descriptor: Int32
+    /// The sequence number of the last event written.
+    public private(set) var lastSequence: Int
+    /// The size of the file: the offset the next line is written at.
+    public private(set) var size: Int64
+    /// The number of lines in the file.
+    public private(set) var lineCount: Int
+    private var needsSync = false
+    private let now: @Sendable () -> Int64
+
+    /// Opens `path` for appending (creating it with mode 0600 if needed).
+    /// - Parameters:
+    ///   - lastSequence: the last sequence number in the file, found by reading it.
+    ///   - lineCount: the number of lines in the file.
+    ///   - now: the clock, in milliseconds since 1970 (tests pass a fixed one).
+    init(path: String, lastSequence: Int, lineCount: Int, now: @escaping @Sendable () -> Int64 = Timestamp.now) throws(ContactStoreError) {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io(path, "cannot open the journal for writing", errno: errno) }
+        var info = stat()
+        fstat(fd, &info)
+        self.path = path
+        self.descriptor = fd
+        self.lastSequence = lastSequence
+        self.lineCount = lineCount
+        self.size = Int64(info.st_size)
+        self.now = now
+    }
+
+    deinit {
+        if descriptor >= 0 { POSIX.closeFile(descriptor) }
+    }
+
+    /// Appends events in one write, giving each the next sequence number and the current time.
+    ///
+    /// The events are not yet durable: call ``synchronize()`` before reporting success.
+    /// - Returns: the events as written, with the byte offset of each line.
+    public func append(_ events: [JournalEvent]) throws(ContactStoreError) -> [(event: JournalEvent, offset: Int64)] {
+        guard !events.isEmpty else { return [] }
+        guard descriptor >= 0 else { throw ContactStoreError(code: .io, message: "the journal is closed", path: path) }
+        let time = now()
+        var bytes: [UInt8] = []
+        var written: [(JournalEvent, Int64)] = []
+        written.reserveCapacity(events.count)
+        var sequence = lastSequence
+        for var event in events {
+            sequence += 1
+            event.sequence = sequence
+            event.timestamp = time
+            event.schemaVersion = JournalEvent.currentSchemaVersion
+            written.append((event, size + Int64(bytes.count)))
+            bytes.append(contentsOf: JournalLine.encode(event))
+        }
+        try POSIX.writeAll(descriptor, bytes, path: path)
+        lastSequence = sequence
+        size += Int64(bytes.count)
+        lineCount += events.count
+        needsSync = true
+        return written
+    }
+
+    /// Makes every appended event durable (`fsync`).
+    public func synchronize() throws(ContactStoreError) {
+        guard needsSync, descriptor >= 0 else { return }
+        guard fsync(descriptor) == 0 else { throw .io(path, "cannot sync the journal", errno: errno) }
+        needsSync = false
+    }
+
+    /// Closes the file after synchronizing; later appends fail.
+    func close() throws(ContactStoreError) {
+        try synchronize()
+        if descriptor >= 0 { POSIX.closeFile(descriptor) }
+        descriptor = -1
+    }
+
+    /// Reopens the file after it was replaced (by compaction).
+    func reopen(lastSequence: Int, lineCount: Int) throws(ContactStoreError) {
+        if descriptor >= 0 { POSIX.closeFile(descriptor) }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io(path, "cannot open the journal for writing", errno: errno) }
+        var info = stat()
+        fstat(fd, &info)
+        descriptor = fd
+        self.lastSequence = lastSequence
+        self.lineCount = lineCount
+        size = Int64(info.st_size)
+        needsSync = false
+    }
+}

@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading the journal file: every line in order, or the last line, without holding the file in
+/// memory.
+enum JournalFile {
+    /// One line read from the journal.
+    struct Line {
+        /// The event (without its card text unless asked for; ``JournalEvent/card`` is then empty
+        /// but not `nil` when the line carries text).
+        var event: JournalEvent
+        /// The byte offset where the line starts.
+        var offset: Int64
+        /// The 1-based line number (counted from `firstLineNumber` when reading from an offset).
+        var number: Int
+    }
+
+    /// What went wrong with one line, for `check --repair` and reports.
+    struct Damage: Sendable {
+        var number: Int
+        var offset: Int64
+        var length: Int
+        var reason: String
+    }
+
+    /// Reads every line from `offset` and hands it to `body`, verifying checksums and that
+    /// sequence numbers increase.
+    ///
+    /// - Parameters:
+    ///   - collectingDamage: when non-nil, damaged lines are recorded there and skipped instead
+    ///     of stopping the read.
+    /// - Throws: ``ContactStoreError/Code/journalDamaged`` naming the first damaged line and the
+    ///   repair command; ``ContactStoreError/Code/unsupportedJournal`` for lines of a newer format.
+    static func read(_ path: String, from offset: Int64 = 0, firstLineNumber: Int = 1, previousSequence: Int = 0,
+                     includingCards: Bool = false, repairHint: String, collectingDamage: UnsafeMutablePointer<[Damage]>? = nil,
+                     _ body: (Line) throws(ContactStoreError) -> Void) throws(ContactStoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return }
+            throw .io(path, "cannot open the journal", errno: errno)
+        }
+        defer { close(fd) }
+        var buffer: [UInt8] = []
+        var bufferStart = offset
+        var position = offset
+        var lineNumber = firstLineNumber
+        var lastSequence = previousSequence
+        var chunk = [UInt8](repeating: 0, count: 4 << 20)
+        var finished = false
+        while !finished {
+            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(position)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(path, "cannot read the journal", errno: errno)
+            }
+            if count == 0 { finished = true } else {
+                position += Int64(count)
+                buffer.append(contentsOf: chunk[0..<count])
+            }
+            var consumed = 0
+            let failure = buffer.withUnsafeBytes { (raw) -> ContactStoreError? in
+              do throws(ContactStoreError) {
+                while consumed < raw.count {
+                    let rest = UnsafeRawBufferPointer(rebasing: raw[consumed...])
+                    var end: Int
+                    if let found = memchr(rest.baseAddress!, 0x0A, rest.count) {
+                        end = consumed + (UnsafeRawPointer(found) - rest.baseAddress!)
+                    } else if finished {
+                        end = raw.count
+                    } else {
+                        break
+                    }
+                    let lineBytes = UnsafeRawBufferPointer(rebasing: raw[consumed..<end])
+                    let lineOffset = bufferStart + Int64(consumed)
+                    let isBlank = lineBytes.allSatisfy { $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }
+                    if !isBlank {
+                        do {
+                            let event = try JournalLine.decode(lineBytes, includingCard: includingCards)
+                            guard event.sequence > lastSequence else {
+                                throw JournalLineError(reason: "seq \(event.sequence) does not follow seq \(lastSequence)")
+                            }
+                            lastSequence = event.sequence
+                            try body(Line(event: event, offset: lineOffset, number: lineNumber))
+                        } catch let problem as JournalLineError {
+                            if problem.isNewerFormat {
+                                throw ContactStoreError(code: .unsupportedJournal, message: problem.reason, path: path, line: lineNumber)
+                            }
+                            if let collectingDamage {
+                                collectingDamage.pointee.append(Damage(number: lineNumber, offset: lineOffset,
+                                                                       length: end - consumed, reason: problem.reason))
+                            } else {
+                                throw ContactStoreError(
+                                    code: .journalDamaged,
+                                    message: "journal line \(lineNumber) is damaged (\(problem.reason)); run `\(repairHint)` to set it aside and rebuild from the rest",
+                                    path: path, line: lineNumber)
+                            }
+                        } catch let error as ContactStoreError {
+                            throw error
+                        } catch {
+                            throw ContactStoreError(code: .io, message: "\(error)", path: path, line: lineNumber)
+                        }
+                    }
+                    lineNumber += 1
+                    consumed = end + 1
+                }
+                return nil
+              } catch {
+                return error
+              }
+            }
+            if let failure { throw failure }
+            if consumed > 0 {
+                if consumed >= buffer.count { buffer.removeAll(keepingCapacity: true) } else { buffer.removeFirst(consumed) }
+                bufferStart += Int64(consumed)
+            }
+        }
+    }
+
+    /// The last line of the journal that ends before `end`: its offset and bytes (without the line
+    /// feed), and whether it was ended by a line feed. `nil` for an empty file.
+    static func lastLine(_ path: String, endingAt end: Int64? = nil) throws(ContactStoreError) -> (offset: Int64, bytes: [UInt8], terminated: Bool)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw .io(path, "cannot open the journal", errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(path, "cannot stat the journal", errno: errno) }
+        let size = min(Int64(info.st_size), end ?? Int64(info.st_size))
+        guard size > 0 else { return nil }
+        var tail: [UInt8] = []
+        var position = size
+        var terminated = false
+        var first = true
+        while position > 0 {
+            let length = Int(min(Int64(1 << 16), position))
+            position -= Int64(length)
+            var chunk = [UInt8](repeating: 0, count: length)
+            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(position)) }
+            guard count == length else { throw .io(path, "cannot read the journal", errno: errno) }
+            if first {
+                first = false
+                if chunk.last == 0x0A { terminated = true; chunk.removeLast() }
+            }
+            if let newline = chunk.lastIndex(of: 0x0A) {
+                tail.insert(contentsOf: chunk[(newline + 1)...], at: 0)
+                return (position + Int64(newline + 1), tail, terminated)
+            }
+            tail.insert(contentsOf: chunk, at: 0)
+        }
+        return (0, tail, terminated)
+    }
+}

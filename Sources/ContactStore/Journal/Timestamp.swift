@@ -1,0 +1,79 @@
+/// UTC timestamps in the journal's spelling, `2025-05-01T09:30:00.000Z`, without Foundation's
+/// date formatters (which cost microseconds per call; replay reads a hundred thousand).
+enum Timestamp {
+    /// Milliseconds since 1970 now.
+    static func now() -> Int64 { POSIX.now() / 1_000_000 }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    static func format(milliseconds: Int64) -> String {
+        let millis = Int(((milliseconds % 1000) + 1000) % 1000)
+        let seconds = (milliseconds - Int64(millis)) / 1000
+        let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+        let secondOfDay = Int(seconds - Int64(days) * 86_400)
+        let (year, month, day) = civil(fromDays: days)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+    }
+
+    /// Reads `YYYY-MM-DDTHH:MM:SS[.fff]Z`; `nil` for anything else.
+    static func parse(_ text: some Collection<UInt8>) -> Int64? {
+        let b = Array(text)
+        guard b.count >= 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b.last == 0x5A
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard b[index] >= 0x30 && b[index] <= 0x39 else { return nil }
+                value = value * 10 + Int(b[index] - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var millis = 0
+        if b.count > 20 {
+            guard b[19] == 0x2E, b.count >= 22, let fraction = number(20..<(b.count - 1)) else { return nil }
+            let digits = b.count - 21
+            millis = digits >= 3 ? fraction / Int(pow10(digits - 3)) : fraction * Int(pow10(3 - digits))
+        } else if b[19] != 0x5A {
+            return nil
+        }
+        let days = Int64(days(fromYear: year, month: month, day: day))
+        return ((days * 86_400) + Int64(hour * 3600 + minute * 60 + second)) * 1000 + Int64(millis)
+    }
+
+    private static func pow10(_ exponent: Int) -> Int64 {
+        var value: Int64 = 1
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func days(fromYear year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date of a day number since 1970-01-01.
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
