@@ -58,6 +58,12 @@ struct PhoneNumber: Sendable, Hashable {
         }
     }
 
+    /// The number as international text, the form a 3.0 card gives a number that a 4.0 card
+    /// writes as a `tel:` URI: the same digits, so that the two spell the same number.
+    var internationalText: String {
+        format == .compact ? "+" + digits : "+" + countryCode + "-" + groups.joined(separator: "-")
+    }
+
     /// The text or URI as written in the card.
     var value: String {
         isURI ? uri : text

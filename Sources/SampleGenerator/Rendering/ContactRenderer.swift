@@ -129,7 +129,8 @@ struct ContactRenderer {
         case .v3:
             var tokens = phone.types.map { $0.token.uppercased() }
             if phone.isPreferred { tokens.append("pref") }
-            return ContentLine("TEL", typeParameters(tokens, spelling: phone.typeSpelling), phone.text)
+            return ContentLine("TEL", typeParameters(tokens, spelling: phone.typeSpelling),
+                               phone.isURI ? phone.internationalText : phone.text)
         case .v4:
             var parameters: [Parameter] = []
             if phone.isURI { parameters.append(Parameter("VALUE", "uri")) }
