@@ -123,15 +123,6 @@ struct ImportOutput: Encodable {
         var assigned: String
     }
 
-    struct Item: Encodable {
-        var file: String
-        var line: Int
-        var column: Int
-        var severity: String
-        var code: String
-        var message: String
-    }
-
     var schemaVersion = 1
     var command = "import"
     var book: String
@@ -140,7 +131,7 @@ struct ImportOutput: Encodable {
     var updated: [String]
     var duplicates: [Duplicate]
     var reassignedUIDs: [Reassigned]
-    var diagnostics: [Item]
+    var diagnostics: [DiagnosticOutput]
     var problems: [ProblemOutput]
 
     init(book: String, report: ImportReport) {
@@ -150,10 +141,7 @@ struct ImportOutput: Encodable {
         updated = report.updated
         duplicates = report.duplicates.map { Duplicate(source: $0.source, line: $0.line, uid: $0.uid, existingUID: $0.existingUID, existingFile: $0.existingFile) }
         reassignedUIDs = report.reassignedUIDs.map { Reassigned(source: $0.source, line: $0.line, original: $0.original, assigned: $0.assigned) }
-        diagnostics = report.diagnostics.map {
-            Item(file: $0.location.source, line: $0.location.line, column: $0.location.column, severity: $0.severity.rawValue,
-                 code: $0.code.rawValue, message: $0.message)
-        }
+        diagnostics = report.diagnostics.map(DiagnosticOutput.init)
         problems = report.problems.map(ProblemOutput.init)
     }
 }

@@ -107,7 +107,7 @@ struct ValidateCommand: AsyncParsableCommand {
             valid: missing.isEmpty && summaries.allSatisfy { $0.errors == 0 },
             files: summaries.map { .init(file: $0.path, cards: $0.cards, errors: $0.errors, warnings: $0.warnings) },
             missing: missing,
-            diagnostics: summaries.flatMap { $0.diagnostics.map(ValidationReport.Item.init) },
+            diagnostics: summaries.flatMap { $0.diagnostics.map(DiagnosticOutput.init) },
             summary: .init(files: summaries.count, cards: summaries.reduce(0) { $0 + $1.cards },
                            errors: summaries.reduce(0) { $0 + $1.errors }, warnings: summaries.reduce(0) { $0 + $1.warnings })
         )
@@ -118,28 +118,12 @@ struct ValidateCommand: AsyncParsableCommand {
 /// The `--format json` document of `cardsync validate` (see `Schemas/cli-output.schema.json`).
 struct ValidationReport: Encodable {
     struct File: Encodable { var file: String; var cards: Int; var errors: Int; var warnings: Int }
-    struct Item: Encodable {
-        var file: String
-        var line: Int
-        var column: Int
-        var severity: String
-        var code: String
-        var message: String
-        init(_ diagnostic: Diagnostic) {
-            file = diagnostic.location.source
-            line = diagnostic.location.line
-            column = diagnostic.location.column
-            severity = diagnostic.severity.rawValue
-            code = diagnostic.code.rawValue
-            message = diagnostic.message
-        }
-    }
     struct Summary: Encodable { var files: Int; var cards: Int; var errors: Int; var warnings: Int }
     var schemaVersion: Int
     var command: String
     var valid: Bool
     var files: [File]
     var missing: [String]
-    var diagnostics: [Item]
+    var diagnostics: [DiagnosticOutput]
     var summary: Summary
 }

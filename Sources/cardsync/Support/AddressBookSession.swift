@@ -1,0 +1,113 @@
+import ArgumentParser
+import ContactStore
+import Foundation
+import VCardKit
+
+/// A journal event in command output (without card text or checksum).
+struct EventOutput: Encodable {
+    var seq: Int
+    var time: String
+    var op: String
+    var uid: String
+    var file: String
+    var previousFile: String?
+    var name: String?
+    var source: String
+    var hash: String?
+    var previousHash: String?
+    var restoredSeq: Int?
+    var duplicateOf: String?
+
+    init(_ event: JournalEvent) {
+        seq = event.sequence
+        time = event.time
+        op = event.operation.rawValue
+        uid = event.uid
+        file = event.file
+        previousFile = event.previousFile
+        name = event.name
+        source = event.source.rawValue
+        hash = event.hash?.hexDigits
+        previousHash = event.previousHash?.hexDigits
+        restoredSeq = event.restoredSequence
+        duplicateOf = event.duplicateOf
+    }
+}
+
+/// A store problem in command output.
+struct ProblemOutput: Encodable {
+    var code: String
+    var file: String
+    var line: Int?
+    var message: String
+
+    init(_ problem: StoreProblem) {
+        code = problem.code
+        file = problem.file
+        line = problem.line
+        message = problem.message
+    }
+}
+
+/// Opening an address book from a command: errors become exit statuses, and what the opening
+/// scan found is reported on standard error.
+enum BookSession {
+    static func open<Result: Sendable>(_ directory: String, scanning: Bool = true, addingMissingUIDs: Bool = false,
+                                       reportsScan: Bool = true,
+                                       _ body: (AddressBook) async throws -> Result) async throws -> Result {
+        do {
+            let options = AddressBook.OpenOptions(scans: scanning, addsMissingUIDs: addingMissingUIDs)
+            return try await AddressBook.withOpen(at: URL(fileURLWithPath: directory), options: options) { book in
+                for note in await book.openingNotes { StandardError.print("cardsync: note: \(note)") }
+                if reportsScan, let scan = await book.openingScan {
+                    printProblems(scan.problems, directory: directory)
+                    if !scan.isUnchanged {
+                        StandardError.print("cardsync: note: \(directory): recorded changes made outside cardsync: \(summary(of: scan)) (see `cardsync log \(directory)`)")
+                    }
+                }
+                return try await body(book)
+            }
+        } catch let error as ContactStoreError {
+            throw CommandFailure(error)
+        }
+    }
+
+    /// `2 added, 1 edited, 0 renamed, 1 deleted`.
+    static func summary(of report: ScanReport) -> String {
+        "\(report.count(.add)) added, \(report.count(.update)) edited, \(report.count(.rename)) renamed, \(report.count(.delete)) deleted"
+            + " (\(report.filesSeen) file\(report.filesSeen == 1 ? "" : "s"), \(report.filesRead) read)"
+    }
+
+    static func printProblems(_ problems: [StoreProblem], directory: String) {
+        for problem in problems {
+            let location = directory + "/" + problem.file
+            StandardError.print("\(location)\(problem.line.map { ":\($0)" } ?? ""): warning: \(problem.message) [\(problem.code)]")
+        }
+    }
+
+    /// One event as a line of text: `#12  2025-05-01 09:30:00Z  update  Ada Lovelace <uid>  ada.vcf  (folder)`.
+    static func line(for event: JournalEvent) -> String {
+        let time = String(event.time.prefix(19)).replacingOccurrences(of: "T", with: " ") + "Z"
+        var text = "#\(event.sequence)  \(time)  \(event.operation.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  "
+        text += (event.name.map { "\($0) " } ?? "") + "<\(event.uid)>  \(event.file)"
+        if let previous = event.previousFile { text += " (was \(previous))" }
+        text += "  [\(event.source.rawValue)]"
+        if let restored = event.restoredSequence { text += " version of #\(restored)" }
+        if let kept = event.duplicateOf { text += " duplicate of <\(kept)>" }
+        return text
+    }
+}
+
+extension CommandFailure {
+    /// The exit status and message for a store error.
+    init(_ error: ContactStoreError) {
+        let status: ExitCode
+        switch error.code {
+        case .missingInput, .notAnAddressBook: status = ExitStatus.missingInput
+        case .journalDamaged, .invalidInput, .unsupportedJournal: status = ExitStatus.invalidData
+        case .io: status = ExitStatus.ioError
+        default: status = ExitCode.failure
+        }
+        self.init(message: error.description, exitCode: status)
+    }
+}
