@@ -15,6 +15,8 @@ import VCardXML
 /// swift run -c release cardsync-bench [--sizes 10000,100000] [--runs 5] [--work DIR]
 /// cardsync-bench stream FILE      # internal: one streaming read + write 4.0, for peak RSS
 /// cardsync-bench formats FILE RUNS # jCard and xCard write/read of FILE's cards, like the ez-vcard driver
+/// cardsync-bench store [--count N]  # the address book through the cardsync binary: import, scan, check, log
+/// cardsync-bench couch [--count N]  # cardsync serve: _bulk_docs and _changes
 /// ```
 ///
 /// Workloads per size (generated with seed 1, mixed 3.0/4.0, 10% photos):
@@ -27,6 +29,10 @@ struct BenchmarkMain {
     static func main() throws {
         defer { reportHighWaterMark() }
         var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "store" {
+            try StoreBenchmark.run(Array(arguments.dropFirst()))
+            return
+        }
         if arguments.first == "couch" {
             return CouchBenchmark.run(Array(arguments.dropFirst()))
         }
