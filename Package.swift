@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "VCardXML", targets: ["VCardXML"]),
         .library(name: "ContactStore", targets: ["ContactStore"]),
         .library(name: "CouchServer", targets: ["CouchServer"]),
+        .library(name: "CouchClient", targets: ["CouchClient"]),
         .executable(name: "cardsync", targets: ["cardsync"]),
         .executable(name: "cardsync-bench", targets: ["cardsync-bench"]),
     ],
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Formats: model, text reader/writer, version conversion, canonical form. Pure: bytes in, values out.
@@ -65,6 +67,15 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The CouchDB HTTP API as Swift calls (AsyncHTTPClient): typed errors, retries. Knows no vCard.
+        .target(
+            name: "CouchClient",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
@@ -124,6 +135,11 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "CouchClientTests",
+            dependencies: ["CouchClient", "CouchServer", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -1,0 +1,121 @@
+extension CouchDatabase {
+    /// `POST /{db}/_bulk_docs`: saves many documents in one request, one result per document.
+    ///
+    /// When the server answers 413 (request too large), the batch is split in halves and each half
+    /// sent again, down to single documents; a single document that is still too large gets a
+    /// `too_large` result instead of failing the call.
+    ///
+    /// - Parameters:
+    ///   - documents: the documents, with `_id` and `_rev` as needed.
+    ///   - newEdits: `false` stores the revisions as given (replication); the server then lists
+    ///     failures only.
+    /// - Returns: per-document results (`conflict`, `forbidden`, … are results, not throws).
+    /// - Throws: ``CouchClientError`` when the request as a whole fails.
+    public func bulkDocuments(_ documents: [[String: CouchJSON]], newEdits: Bool = true) async throws -> [BulkDocumentResult] {
+        guard !documents.isEmpty else { return [] }
+        do {
+            var body: [String: CouchJSON] = ["docs": .array(documents.map(CouchJSON.object))]
+            if !newEdits { body["new_edits"] = false }
+            let response = try await client.send("POST", path: path + "/_bulk_docs", body: .object(body))
+            guard let rows = response.json.arrayValue else { throw invalid("expected an array from _bulk_docs") }
+            return rows.map(BulkDocumentResult.init(json:))
+        } catch let error as CouchClientError where error.status == 413 {
+            if documents.count == 1 {
+                return [BulkDocumentResult(id: documents[0]["_id"]?.stringValue, error: error.error ?? "too_large",
+                                           reason: error.reason ?? "the document is too large")]
+            }
+            let middle = documents.count / 2
+            let first = try await bulkDocuments(Array(documents[..<middle]), newEdits: newEdits)
+            let second = try await bulkDocuments(Array(documents[middle...]), newEdits: newEdits)
+            return first + second
+        }
+    }
+
+    /// `POST /{db}/_all_docs`: the rows for the ids given, in their order.
+    ///
+    /// - Parameters:
+    ///   - keys: document ids; an unknown id gets a row with `error: not_found`.
+    ///   - includeDocuments: include each live document.
+    /// - Throws: ``CouchClientError``.
+    public func allDocuments(keys: [String], includeDocuments: Bool = false) async throws -> [AllDocumentsRow] {
+        let query: [(String, String)] = includeDocuments ? [("include_docs", "true")] : []
+        let body: CouchJSON = ["keys": .array(keys.map(CouchJSON.string))]
+        let response = try await client.send("POST", path: path + "/_all_docs", query: query, body: body)
+        guard let rows = response.json["rows"]?.arrayValue else { throw invalid("expected rows from _all_docs") }
+        return rows.map(AllDocumentsRow.init(json:))
+    }
+
+    /// `POST /{db}/_revs_diff`: which of the given revisions the database lacks.
+    ///
+    /// - Parameter revisions: revisions per document id.
+    /// - Returns: per document id with something missing, the missing revisions.
+    /// - Throws: ``CouchClientError``.
+    public func revisionsDifference(_ revisions: [String: [String]]) async throws -> [String: RevisionsDifference] {
+        let body = CouchJSON.object(revisions.mapValues { .array($0.map(CouchJSON.string)) })
+        let response = try await client.send("POST", path: path + "/_revs_diff", body: body)
+        guard let object = response.json.objectValue else { throw invalid("expected an object from _revs_diff") }
+        return object.mapValues { entry in
+            RevisionsDifference(missing: entry["missing"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                                possibleAncestors: entry["possible_ancestors"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        }
+    }
+
+    /// `POST /{db}/_bulk_get`: many documents (or revisions) in one request.
+    ///
+    /// - Parameters:
+    ///   - requests: ids and optional revisions.
+    ///   - revisions: include `_revisions` in each document.
+    /// - Returns: one result per revision returned, in order.
+    /// - Throws: ``CouchClientError``.
+    public func bulkGet(_ requests: [BulkGetRequest], revisions: Bool = false) async throws -> [BulkGetResult] {
+        guard !requests.isEmpty else { return [] }
+        let docs: [CouchJSON] = requests.map { request in
+            var entry: [String: CouchJSON] = ["id": .string(request.id)]
+            if let revision = request.revision { entry["rev"] = .string(revision) }
+            return .object(entry)
+        }
+        let query: [(String, String)] = revisions ? [("revs", "true")] : []
+        let response = try await client.send("POST", path: path + "/_bulk_get", query: query, body: ["docs": .array(docs)])
+        guard let results = response.json["results"]?.arrayValue else { throw invalid("expected results from _bulk_get") }
+        var output: [BulkGetResult] = []
+        for result in results {
+            let id = result["id"]?.stringValue ?? ""
+            for entry in result["docs"]?.arrayValue ?? [] {
+                if let document = entry["ok"]?.objectValue {
+                    output.append(.found(document))
+                } else if let failure = entry["error"] {
+                    output.append(.failed(id: failure["id"]?.stringValue ?? id, revision: failure["rev"]?.stringValue,
+                                          error: failure["error"]?.stringValue ?? "unknown",
+                                          reason: failure["reason"]?.stringValue))
+                }
+            }
+        }
+        return output
+    }
+
+    /// `GET /{db}/_changes`: one page of the changes feed (normal, not continuous).
+    ///
+    /// ```swift
+    /// var since = CouchSequence.zero
+    /// repeat {
+    ///     let page = try await database.changes(ChangesRequest(since: since, limit: 500, includeDocuments: true))
+    ///     apply(page.results)
+    ///     since = page.lastSequence
+    /// } while page.pending ?? 0 > 0
+    /// ```
+    ///
+    /// - Throws: ``CouchClientError``.
+    public func changes(_ request: ChangesRequest = ChangesRequest()) async throws -> ChangesPage {
+        var query: [(String, String)] = []
+        if let since = request.since { query.append(("since", since.description)) }
+        if let limit = request.limit { query.append(("limit", String(limit))) }
+        if request.includeDocuments { query.append(("include_docs", "true")) }
+        if request.allRevisions { query.append(("style", "all_docs")) }
+        if request.conflicts { query.append(("conflicts", "true")) }
+        let response = try await client.send("GET", path: path + "/_changes", query: query)
+        guard let rows = response.json["results"]?.arrayValue else { throw invalid("expected results from _changes") }
+        return ChangesPage(results: rows.map(Change.init(json:)),
+                           lastSequence: CouchSequence(response.json["last_seq"] ?? .null),
+                           pending: response.json["pending"]?.integerValue)
+    }
+}

@@ -1,0 +1,41 @@
+public import AsyncHTTPClient
+
+/// A ``CouchTransport`` over AsyncHTTPClient's `HTTPClient` (connection pooling, TLS).
+public struct HTTPClientTransport: CouchTransport {
+    /// The client; its owner shuts it down.
+    public let client: HTTPClient
+    /// The largest response body read.
+    public var maximumResponseSize: Int
+
+    /// A transport over `client`, which the caller keeps and shuts down.
+    public init(client: HTTPClient, maximumResponseSize: Int = 512 * 1024 * 1024) {
+        self.client = client
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    /// Sends the request and reads the whole response.
+    public func send(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = .init(rawValue: request.method)
+        for field in request.headers {
+            outgoing.headers.add(name: field.name, value: field.value)
+        }
+        if let body = request.body {
+            outgoing.body = .bytes(body)
+        }
+        let nanoseconds = timeout.nanoseconds
+        do {
+            let response = try await client.execute(outgoing, timeout: .nanoseconds(max(nanoseconds, 1)))
+            let buffer = try await response.body.collect(upTo: maximumResponseSize)
+            return CouchHTTPResponse(
+                status: Int(response.status.code),
+                headers: response.headers.map { .init(name: $0.name, value: $0.value) },
+                body: Array(buffer.readableBytesView)
+            )
+        } catch let error as HTTPClientError {
+            let isTimeout = error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout
+                || error == .writeTimeout
+            throw CouchClientError(isTimeout ? .timeout : .network, url: request.url, underlying: String(describing: error))
+        }
+    }
+}
