@@ -8,23 +8,6 @@ import TestSupport
 let adminName = "admin"
 let adminPassword = "s3cret-pa55"
 
-/// Receives the bound port from the server's start-up callback.
-actor PortBox {
-    private var port: Int?
-    private var waiters: [CheckedContinuation<Int, Never>] = []
-
-    func set(_ value: Int) {
-        port = value
-        for waiter in waiters { waiter.resume(returning: value) }
-        waiters.removeAll()
-    }
-
-    func value() async -> Int {
-        if let port { return port }
-        return await withCheckedContinuation { waiters.append($0) }
-    }
-}
-
 /// Runs a `CouchServer` on a free loopback port over a new temporary folder for the duration of
 /// `body`, which gets the server's URL (with the admin's credentials in it).
 func withLiveServer<Value: Sendable>(

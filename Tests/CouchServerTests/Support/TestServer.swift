@@ -81,23 +81,6 @@ struct CouchTestClient: Sendable {
     }
 }
 
-/// Receives the bound port from the server's start-up callback.
-actor PortBox {
-    private var port: Int?
-    private var waiters: [CheckedContinuation<Int, Never>] = []
-
-    func set(_ value: Int) {
-        port = value
-        for waiter in waiters { waiter.resume(returning: value) }
-        waiters.removeAll()
-    }
-
-    func value() async -> Int {
-        if let port { return port }
-        return await withCheckedContinuation { waiters.append($0) }
-    }
-}
-
 /// Runs `body` against a live server on a free loopback port over a new temporary data folder
 /// (or `directory`), then removes the folder.
 func withTestServer<Value: Sendable>(
