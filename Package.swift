@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "ContactStore", targets: ["ContactStore"]),
         .library(name: "CouchServer", targets: ["CouchServer"]),
         .library(name: "CouchClient", targets: ["CouchClient"]),
+        .library(name: "SyncEngine", targets: ["SyncEngine"]),
         .executable(name: "cardsync", targets: ["cardsync"]),
         .executable(name: "cardsync-bench", targets: ["cardsync-bench"]),
     ],
@@ -80,6 +81,17 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
+        // Two-way sync of an address book with a CouchDB database: the product's main job.
+        .target(
+            name: "SyncEngine",
+            dependencies: [
+                "ContactStore",
+                "CouchClient",
+                "VCardKit",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
         // Seeded, deterministic, realistic address books with duplicate labels.
         .target(
             name: "SampleGenerator",
@@ -93,8 +105,11 @@ let package = Package(
                 "VCardXML",
                 "ContactStore",
                 "CouchServer",
+                "CouchClient",
+                "SyncEngine",
                 "SampleGenerator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
@@ -140,6 +155,11 @@ let package = Package(
         .testTarget(
             name: "CouchClientTests",
             dependencies: ["CouchClient", "CouchServer", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "SyncEngineTests",
+            dependencies: ["SyncEngine", "ContactStore", "CouchClient", "CouchServer", "VCardKit", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -36,9 +36,11 @@ extension CouchDatabase {
     /// - Parameters:
     ///   - keys: document ids; an unknown id gets a row with `error: not_found`.
     ///   - includeDocuments: include each live document.
+    ///   - conflicts: include `_conflicts` (losing leaf revisions) in each document.
     /// - Throws: ``CouchClientError``.
-    public func allDocuments(keys: [String], includeDocuments: Bool = false) async throws -> [AllDocumentsRow] {
-        let query: [(String, String)] = includeDocuments ? [("include_docs", "true")] : []
+    public func allDocuments(keys: [String], includeDocuments: Bool = false, conflicts: Bool = false) async throws -> [AllDocumentsRow] {
+        var query: [(String, String)] = includeDocuments ? [("include_docs", "true")] : []
+        if conflicts { query.append(("conflicts", "true")) }
         let body: CouchJSON = ["keys": .array(keys.map(CouchJSON.string))]
         let response = try await client.send("POST", path: path + "/_all_docs", query: query, body: body)
         guard let rows = response.json["rows"]?.arrayValue else { throw invalid("expected rows from _all_docs") }

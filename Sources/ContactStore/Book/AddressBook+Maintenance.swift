@@ -141,7 +141,8 @@ extension AddressBook {
     }
 
     private static func sameContent(_ a: BookIndex, _ b: BookIndex) -> Bool {
-        guard a.records.count == b.records.count, a.cardOffsets == b.cardOffsets else { return false }
+        guard a.records.count == b.records.count, a.cardOffsets == b.cardOffsets,
+              a.checkpoints == b.checkpoints, a.syncStates == b.syncStates else { return false }
         for (uid, record) in a.records {
             guard let other = b.records[uid], other.file == record.file, other.hash == record.hash,
                   other.isGeneratedUID == record.isGeneratedUID, other.lastHash == record.lastHash else { return false }
@@ -163,9 +164,15 @@ extension AddressBook {
         report.bytesBefore = POSIX.stamp(journalPath)?.size ?? 0
         // Pass 1: which events to keep.
         var versions: [String: [(sequence: Int, hash: ContentHash?)]] = [:]
+        // Sync state: only the latest `sync` event per remote and contact, and the latest checkpoint per remote, matter.
+        var latestSyncState: [String: Int] = [:]
         try JournalFile.read(journalPath, repairHint: repairHint) { line throws(ContactStoreError) in
-            versions[line.event.uid, default: []].append((line.event.sequence, line.event.hash))
             report.linesBefore += 1
+            switch line.event.operation {
+            case .synced: latestSyncState[(line.event.remote ?? "") + "\u{0}" + line.event.uid] = line.event.sequence
+            case .checkpoint: latestSyncState[(line.event.remote ?? "") + "\u{0}"] = line.event.sequence
+            default: versions[line.event.uid, default: []].append((line.event.sequence, line.event.hash))
+            }
         }
         var firstKept: [String: Int] = [:]
         if let keep = keepingVersions {
@@ -192,7 +199,11 @@ extension AddressBook {
         do throws(ContactStoreError) {
             try JournalFile.read(journalPath, includingCards: true, repairHint: repairHint) { line throws(ContactStoreError) in
                 var event = line.event
-                let kept = event.sequence >= (firstKept[event.uid] ?? 0)
+                let kept: Bool = switch event.operation {
+                case .synced: latestSyncState[(event.remote ?? "") + "\u{0}" + event.uid] == event.sequence
+                case .checkpoint: latestSyncState[(event.remote ?? "") + "\u{0}"] == event.sequence
+                default: event.sequence >= (firstKept[event.uid] ?? 0)
+                }
                 if let hash = event.hash {
                     if let card = event.card, !written.contains(hash), needed.contains(hash), !kept { stash[hash] = card }
                     if kept {

@@ -1,4 +1,4 @@
-import VCardKit
+public import VCardKit
 
 /// The state of an address book derived from its journal: every contact's record, which file
 /// holds which contacts, which contents are live, and where each card text is stored.
@@ -22,6 +22,10 @@ struct BookIndex: Sendable {
     var journalSize: Int64 = 0
     /// The number of journal lines the index reflects.
     var journalLines = 0
+    /// Sync state: for each remote, each contact's last synced document revision and content.
+    var syncStates: [String: [String: RemoteSyncState]] = [:]
+    /// For each remote, the changes-feed position applied.
+    var checkpoints: [String: String] = [:]
 
     /// The live contacts.
     var liveRecords: [ContactRecord] { records.values.filter { !$0.isDeleted } }
@@ -34,6 +38,20 @@ struct BookIndex: Sendable {
         lastSequence = max(lastSequence, event.sequence)
         if let hash = event.hash, event.card != nil, cardOffsets[hash] == nil {
             cardOffsets[hash] = offset
+        }
+        guard event.operation.changesContact else {
+            if event.operation == .synced, let remote = event.remote, let revision = event.remoteRevision {
+                syncStates[remote, default: [:]][event.uid] = RemoteSyncState(revision: revision, hash: event.hash)
+            } else if event.operation == .checkpoint, let remote = event.remote, let position = event.checkpoint {
+                if position.isEmpty {
+                    // A fresh start with this remote (`cardsync remote remove`): forget its sync state.
+                    checkpoints[remote] = nil
+                    syncStates[remote] = nil
+                } else {
+                    checkpoints[remote] = position
+                }
+            }
+            return
         }
         var record = records[event.uid] ?? ContactRecord(uid: event.uid, isGeneratedUID: event.isGeneratedUID, file: event.file,
                                                           hash: nil, lastHash: nil, name: nil,
@@ -54,6 +72,7 @@ struct BookIndex: Sendable {
         }
         record.file = event.file
         record.sequence = event.sequence
+        record.modified = event.timestamp
         if let name = event.name { record.name = name }
         records[event.uid] = record
         if !record.isDeleted { addLive(record) }
@@ -84,5 +103,19 @@ struct BookIndex: Sendable {
     func live(_ uid: String) -> ContactRecord? {
         guard let record = records[uid], !record.isDeleted else { return nil }
         return record
+    }
+}
+
+/// What a contact looked like on a remote when it was last in step with it.
+public struct RemoteSyncState: Sendable, Hashable {
+    /// The document's revision (`_rev`) then.
+    public var revision: String
+    /// The content hash both sides held then; `nil` when the contact was deleted on both.
+    public var hash: ContentHash?
+
+    /// A sync state.
+    public init(revision: String, hash: ContentHash?) {
+        self.revision = revision
+        self.hash = hash
     }
 }

@@ -19,6 +19,8 @@ public struct ContactRecord: Sendable, Hashable {
     public var createdSequence: Int
     /// The sequence number of the contact's latest event.
     public var sequence: Int
+    /// When the contact last changed (its latest event that changed it), in milliseconds since 1970.
+    public var modified: Int64 = 0
 
     /// Whether the contact was deleted.
     public var isDeleted: Bool { hash == nil }

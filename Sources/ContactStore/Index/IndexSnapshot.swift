@@ -8,7 +8,7 @@ import VCardKit
 /// (missing, damaged, stale, or the journal was compacted) the index is rebuilt from the journal.
 /// The format is private to cardsync and may change between versions: it is derived data.
 enum IndexSnapshot {
-    private static let magic = Array("CSIDX002".utf8)
+    private static let magic = Array("CSIDX003".utf8)
 
     /// The snapshot's bytes.
     static func encode(_ index: BookIndex) -> [UInt8] {
@@ -41,6 +41,7 @@ enum IndexSnapshot {
             if let name = record.name { out.string(name) }
             out.int(Int64(record.createdSequence))
             out.int(Int64(record.sequence))
+            out.int(record.modified)
         }
         out.int(Int64(index.stamps.count))
         for (file, stamp) in index.stamps {
@@ -56,6 +57,23 @@ enum IndexSnapshot {
             out.flushIfFull(emit)
             out.hash(hash)
             out.int(offset)
+        }
+        out.int(Int64(index.checkpoints.count))
+        for (remote, position) in index.checkpoints {
+            out.string(remote)
+            out.string(position)
+        }
+        out.int(Int64(index.syncStates.count))
+        for (remote, states) in index.syncStates {
+            out.string(remote)
+            out.int(Int64(states.count))
+            for (uid, state) in states {
+                out.flushIfFull(emit)
+                out.string(uid)
+                out.string(state.revision)
+                out.bytes.append(state.hash == nil ? 0 : 1)
+                if let hash = state.hash { out.hash(hash) }
+            }
         }
         out.flush(emit)
         out.int(Int64(out.crc))
@@ -82,9 +100,10 @@ enum IndexSnapshot {
             if flags & 2 != 0 { guard let hash = input.hash() else { return nil }; record.hash = hash }
             if flags & 4 != 0 { guard let hash = input.hash() else { return nil }; record.lastHash = hash }
             if flags & 8 != 0 { guard let name = input.string() else { return nil }; record.name = name }
-            guard let created = input.int(), let last = input.int() else { return nil }
+            guard let created = input.int(), let last = input.int(), let modified = input.int() else { return nil }
             record.createdSequence = Int(created)
             record.sequence = Int(last)
+            record.modified = modified
             index.records[uid] = record
             if let hash = record.hash {
                 index.uidsByFile[file, default: []].append(uid)
@@ -102,6 +121,24 @@ enum IndexSnapshot {
         for _ in 0..<offsetCount {
             guard let hash = input.hash(), let offset = input.int() else { return nil }
             index.cardOffsets[hash] = offset
+        }
+        guard let checkpointCount = input.int(), checkpointCount >= 0 else { return nil }
+        for _ in 0..<checkpointCount {
+            guard let remote = input.string(), let position = input.string() else { return nil }
+            index.checkpoints[remote] = position
+        }
+        guard let remoteCount = input.int(), remoteCount >= 0 else { return nil }
+        for _ in 0..<remoteCount {
+            guard let remote = input.string(), let count = input.int(), count >= 0 else { return nil }
+            var states: [String: RemoteSyncState] = [:]
+            states.reserveCapacity(Int(min(count, 1 << 24)))
+            for _ in 0..<count {
+                guard let uid = input.string(), let revision = input.string(), let flag = input.byte() else { return nil }
+                var state = RemoteSyncState(revision: revision, hash: nil)
+                if flag == 1 { guard let hash = input.hash() else { return nil }; state.hash = hash }
+                states[uid] = state
+            }
+            index.syncStates[remote] = states
         }
         guard input.position == bytes.count - 8 else { return nil }
         return index

@@ -28,6 +28,18 @@ public struct JournalEvent: Sendable, Hashable {
         public static let restore = Operation(rawValue: "restore")
         /// Other contacts were merged into this one.
         public static let merge = Operation(rawValue: "merge")
+        /// The contact is in step with a remote document: ``JournalEvent/remote`` holds it at
+        /// ``JournalEvent/remoteRevision`` with content ``JournalEvent/hash`` (`nil`: a tombstone).
+        /// Sync state only: the contact itself does not change.
+        public static let synced = Operation(rawValue: "sync")
+        /// The remote's changes feed has been applied up to ``JournalEvent/checkpoint``. No contact.
+        public static let checkpoint = Operation(rawValue: "checkpoint")
+        /// A version that lost a sync conflict, kept so that `cardsync restore` can bring it back.
+        /// The contact itself does not change.
+        public static let conflict = Operation(rawValue: "conflict")
+
+        /// Whether events of this kind change a contact (the others record sync state or keep a version).
+        public var changesContact: Bool { self != .synced && self != .checkpoint && self != .conflict }
     }
 
     /// Where a change came from.
@@ -76,6 +88,12 @@ public struct JournalEvent: Sendable, Hashable {
     public var restoredSequence: Int?
     /// For a delete by `dedupe`: the UID of the contact with the same content that was kept.
     public var duplicateOf: String?
+    /// For sync events: the remote (its URL without credentials, `…/database`).
+    public var remote: String?
+    /// For a `sync` event: the remote document's revision (`_rev`).
+    public var remoteRevision: String?
+    /// For a `checkpoint` event: the remote changes-feed position, as the server gave it (JSON text).
+    public var checkpoint: String?
 
     /// The line format this version of cardsync writes.
     public static let currentSchemaVersion = 1
@@ -99,6 +117,25 @@ public struct JournalEvent: Sendable, Hashable {
         self.card = card
         self.restoredSequence = restoredSequence
         self.duplicateOf = duplicateOf
+    }
+
+    /// A `sync` event: contact `uid` is in step with revision `revision` of its document on
+    /// `remote`, holding content `hash` (`nil` when the document is a tombstone).
+    public static func synced(uid: String, file: String, remote: String, revision: String, hash: ContentHash?,
+                              isGeneratedUID: Bool = false) -> JournalEvent {
+        var event = JournalEvent(operation: .synced, uid: uid, file: file, hash: hash, previousHash: nil, source: .remote,
+                                 isGeneratedUID: isGeneratedUID)
+        event.remote = remote
+        event.remoteRevision = revision
+        return event
+    }
+
+    /// A `checkpoint` event: `remote`'s changes feed is applied up to `position`.
+    public static func checkpoint(remote: String, position: String) -> JournalEvent {
+        var event = JournalEvent(operation: .checkpoint, uid: "", file: "", hash: nil, previousHash: nil, source: .remote)
+        event.remote = remote
+        event.checkpoint = position
+        return event
     }
 
     /// The card's text (its bytes decoded as UTF-8), when the event carries it.

@@ -26,12 +26,19 @@ enum JournalLine {
             }
             head.append(0x2C)
         }
+        if let checkpoint = event.checkpoint {
+            appendMember("checkpoint", string: checkpoint, to: &head)
+            head.append(0x2C)
+        }
         var tail: [UInt8] = []
         tail.reserveCapacity(320)
         if let duplicateOf = event.duplicateOf { appendMember("duplicateOf", string: duplicateOf, to: &tail); tail.append(0x2C) }
-        appendMember("file", string: event.file, to: &tail)
-        if event.isGeneratedUID { tail.append(contentsOf: #","generatedUID":true"#.utf8) }
-        tail.append(0x2C)
+        let hasContact = event.operation != .checkpoint
+        if hasContact {
+            appendMember("file", string: event.file, to: &tail)
+            if event.isGeneratedUID { tail.append(contentsOf: #","generatedUID":true"#.utf8) }
+            tail.append(0x2C)
+        }
         appendMember("hash", string: event.hash?.hexDigits, to: &tail)
         if let name = event.name { tail.append(0x2C); appendMember("name", string: name, to: &tail) }
         tail.append(0x2C)
@@ -39,13 +46,17 @@ enum JournalLine {
         if let previousFile = event.previousFile { tail.append(0x2C); appendMember("previousFile", string: previousFile, to: &tail) }
         tail.append(0x2C)
         appendMember("previousHash", string: event.previousHash?.hexDigits, to: &tail)
+        if let remote = event.remote { tail.append(0x2C); appendMember("remote", string: remote, to: &tail) }
         if let restored = event.restoredSequence { tail.append(contentsOf: ",\"restoredSeq\":\(restored)".utf8) }
+        if let revision = event.remoteRevision { tail.append(0x2C); appendMember("rev", string: revision, to: &tail) }
         tail.append(contentsOf: ",\"schemaVersion\":\(event.schemaVersion),\"seq\":\(event.sequence),".utf8)
         appendMember("source", string: event.source.rawValue, to: &tail)
         tail.append(0x2C)
         appendMember("time", string: event.time, to: &tail)
-        tail.append(0x2C)
-        appendMember("uid", string: event.uid, to: &tail)
+        if hasContact {
+            tail.append(0x2C)
+            appendMember("uid", string: event.uid, to: &tail)
+        }
         tail.append(0x7D)
         var crc = head.withUnsafeBytes { CRC32.update(0, $0) }
         crc = tail.withUnsafeBytes { CRC32.update(crc, $0) }
@@ -114,9 +125,11 @@ enum JournalLine {
                                    isNewerFormat: true)
         }
         guard case .integer(let sequence)? = object.value("seq"), sequence > 0 else { throw JournalLineError(reason: "seq is missing") }
-        guard let op = object.text("op"), let uid = object.text("uid"), let file = object.text("file"),
-              let source = object.text("source"), let time = object.text("time")
-        else { throw JournalLineError(reason: "a required member (op, uid, file, source, time) is missing") }
+        guard let op = object.text("op"), let source = object.text("source"), let time = object.text("time")
+        else { throw JournalLineError(reason: "a required member (op, source, time) is missing") }
+        let isCheckpoint = op == JournalEvent.Operation.checkpoint.rawValue
+        guard let uid = object.text("uid") ?? (isCheckpoint ? "" : nil), let file = object.text("file") ?? (isCheckpoint ? "" : nil)
+        else { throw JournalLineError(reason: "a required member (uid, file) is missing") }
         guard let timestamp = Timestamp.parse(time.utf8) else { throw JournalLineError(reason: "time \"\(time)\" is not a UTC timestamp") }
         var event = JournalEvent(operation: .init(rawValue: op), uid: uid, file: file,
                                  hash: try object.hash("hash"), previousHash: try object.hash("previousHash"),
@@ -127,6 +140,9 @@ enum JournalLine {
         event.name = object.text("name")
         event.previousFile = object.text("previousFile")
         event.duplicateOf = object.text("duplicateOf")
+        event.remote = object.text("remote")
+        event.remoteRevision = object.text("rev")
+        event.checkpoint = object.text("checkpoint")
         if case .integer(let restored)? = object.value("restoredSeq") { event.restoredSequence = restored }
         if case .boolean(true)? = object.value("generatedUID") { event.isGeneratedUID = true }
         if includingCard {

@@ -1,0 +1,352 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+public import VCardKit
+
+/// A change a sync brings from a remote into the address book.
+public enum RemoteChange: Sendable {
+    /// The remote holds this version of the contact: write it into the folder.
+    case version(RemoteVersion)
+    /// The remote deleted the contact at `revision`: remove it from the folder.
+    case deletion(uid: String, revision: String)
+    /// Both sides hold the same content (or the same deletion): record that they are in step.
+    case inStep(uid: String, revision: String, hash: ContentHash?)
+    /// A remote version that lost a conflict: keep it in the journal only (restorable), and
+    /// record the remote revision it came from, so the local version is pushed over it.
+    case losingVersion(RemoteVersion)
+    /// A remote version to keep in the journal only (a losing branch of a document with
+    /// `_conflicts`); no sync state is recorded.
+    case keptVersion(RemoteVersion)
+}
+
+/// One version of a contact as a remote document holds it.
+public struct RemoteVersion: Sendable {
+    /// The contact's identity.
+    public var uid: String
+    /// The card's bytes, exactly as the document holds them.
+    public var bytes: [UInt8]
+    /// Their content hash.
+    public var hash: ContentHash
+    /// The formatted name, for history.
+    public var name: String?
+    /// Whether the card has no UID of its own (the identity is the document's).
+    public var isGeneratedUID: Bool
+    /// The document revision.
+    public var revision: String
+
+    /// A remote version.
+    public init(uid: String, bytes: [UInt8], hash: ContentHash, name: String?, isGeneratedUID: Bool, revision: String) {
+        self.uid = uid
+        self.bytes = bytes
+        self.hash = hash
+        self.name = name
+        self.isGeneratedUID = isGeneratedUID
+        self.revision = revision
+    }
+}
+
+/// What applying remote changes did.
+public struct RemoteApplyReport: Sendable {
+    /// The content events recorded (add, update, delete, conflict), without card text.
+    public var events: [JournalEvent] = []
+    /// Changes left for the next sync, with the reason (the file changed under the sync, or
+    /// could not be rewritten). Their sync state is not recorded, so they come back.
+    public var deferred: [DeferredChange] = []
+}
+
+/// A remote change not applied this time, and why.
+public struct DeferredChange: Sendable, Hashable {
+    /// The contact.
+    public var uid: String
+    /// Its file.
+    public var file: String
+    /// Why it waits for the next sync.
+    public var reason: String
+}
+
+extension AddressBook {
+    // MARK: - Sync state
+
+    /// Each contact's last synced state with `remote` (its URL without credentials), by UID.
+    public func syncStates(remote: String) -> [String: RemoteSyncState] {
+        index.syncStates[remote] ?? [:]
+    }
+
+    /// One contact's last synced state with `remote`.
+    public func syncState(remote: String, uid: String) -> RemoteSyncState? {
+        index.syncStates[remote]?[uid]
+    }
+
+    /// The changes-feed position of `remote` applied so far, or `nil` before the first sync.
+    public func checkpoint(remote: String) -> String? {
+        index.checkpoints[remote]
+    }
+
+    /// Every contact ever recorded, deleted ones included.
+    public func allRecords() -> [ContactRecord] {
+        Array(index.records.values)
+    }
+
+    /// Records that contacts are in step with documents on `remote`, with one sync of the journal.
+    public func recordSynced(_ states: [(uid: String, state: RemoteSyncState)], remote: String) async throws(ContactStoreError) {
+        guard !states.isEmpty else { return }
+        let events = states.map { item in
+            let record = index.records[item.uid]
+            return JournalEvent.synced(uid: item.uid, file: record?.file ?? Self.placeholderFile(for: item.uid), remote: remote,
+                                       revision: item.state.revision, hash: item.state.hash,
+                                       isGeneratedUID: record?.isGeneratedUID ?? false)
+        }
+        try await record(events)
+    }
+
+    /// Records that `remote`'s changes feed is applied up to `position`. Call it only once the
+    /// changes it covers are durable here.
+    public func recordCheckpoint(_ position: String, remote: String) async throws(ContactStoreError) {
+        guard index.checkpoints[remote] != position else { return }
+        try await record([.checkpoint(remote: remote, position: position)])
+    }
+
+    /// Forgets all sync state for `remote` (for `cardsync remote remove`): the journal records a
+    /// fresh start, so the next sync with it matches contacts by content again.
+    public func forgetSyncState(remote: String) async throws(ContactStoreError) {
+        guard index.syncStates[remote] != nil || index.checkpoints[remote] != nil else { return }
+        try await record([.checkpoint(remote: remote, position: "")])
+        index.syncStates[remote] = nil
+        index.checkpoints[remote] = nil
+    }
+
+    /// The live contacts with these UIDs, read from their files (missing ones are left out).
+    public func storedContacts(uids: [String]) -> [StoredContact] {
+        var byFile: [String: Set<String>] = [:]
+        for uid in uids { if let record = index.live(uid) { byFile[record.file, default: []].insert(uid) } }
+        let files = byFile.keys.sorted()
+        var contacts: [StoredContact] = []
+        contacts.reserveCapacity(uids.count)
+        for file in files {
+            let wanted = byFile[file]!
+            contacts.append(contentsOf: storedContacts(inFile: file).filter { wanted.contains($0.uid) })
+        }
+        return contacts
+    }
+
+    // MARK: - Applying remote changes
+
+    /// Applies changes from `remote`: writes each new version into the folder (every file
+    /// written under a temporary name, all synced at once, then moved into place), removes
+    /// deleted contacts, then records the content events and the sync state in the journal
+    /// with one sync. A contact whose file changed since the last scan is not touched (the next
+    /// sync sees the local edit).
+    public func applyRemote(_ changes: [RemoteChange], remote: String) async throws(ContactStoreError) -> RemoteApplyReport {
+        var report = RemoteApplyReport()
+        struct Write { var uid: String; var file: String; var bytes: [UInt8]; var replacing: Bool }
+        var writes: [Write] = []
+        var removals: [String] = []
+        var rewrites: [(file: String, bytes: [UInt8])] = []
+        var contentEvents: [JournalEvent] = []
+        var syncEvents: [JournalEvent] = []
+        var takenFiles: Set<String> = []
+        var withText: Set<ContentHash> = []
+        var touchedUIDs: Set<String> = []
+
+        func cardText(_ hash: ContentHash, _ bytes: [UInt8]) -> [UInt8]? {
+            guard index.cardOffsets[hash] == nil, !withText.contains(hash) else { return nil }
+            withText.insert(hash)
+            return bytes
+        }
+        func unchangedOnDisk(_ file: String) -> Bool {
+            POSIX.stamp(directory + "/" + file) == index.stamps[file] && index.stamps[file] != nil
+        }
+        func defer_(_ uid: String, _ file: String, _ why: String) {
+            report.deferred.append(DeferredChange(uid: uid, file: file, reason: why + "; left for the next sync"))
+        }
+
+        for change in changes {
+            switch change {
+            case .inStep(let uid, let revision, let hash):
+                let record = index.records[uid]
+                syncEvents.append(.synced(uid: uid, file: record?.file ?? Self.placeholderFile(for: uid), remote: remote,
+                                          revision: revision, hash: hash, isGeneratedUID: record?.isGeneratedUID ?? false))
+
+            case .keptVersion(let version):
+                let record = index.records[version.uid]
+                contentEvents.append(JournalEvent(operation: .conflict, uid: version.uid, file: record?.file ?? Self.placeholderFile(for: version.uid),
+                                                  hash: version.hash, previousHash: nil, source: .remote, name: version.name,
+                                                  card: cardText(version.hash, version.bytes),
+                                                  isGeneratedUID: record?.isGeneratedUID ?? version.isGeneratedUID))
+
+            case .losingVersion(let version):
+                let record = index.records[version.uid]
+                let file = record?.file ?? Self.placeholderFile(for: version.uid)
+                contentEvents.append(JournalEvent(operation: .conflict, uid: version.uid, file: file, hash: version.hash, previousHash: nil,
+                                                  source: .remote, name: version.name, card: cardText(version.hash, version.bytes),
+                                                  isGeneratedUID: record?.isGeneratedUID ?? version.isGeneratedUID))
+                syncEvents.append(.synced(uid: version.uid, file: file, remote: remote, revision: version.revision, hash: version.hash,
+                                          isGeneratedUID: record?.isGeneratedUID ?? version.isGeneratedUID))
+
+            case .version(let version):
+                guard !touchedUIDs.contains(version.uid) else { continue }
+                touchedUIDs.insert(version.uid)
+                let existing = index.live(version.uid)
+                var file: String
+                var previousFile: String?
+                if let existing {
+                    guard unchangedOnDisk(existing.file) else {
+                        defer_(version.uid, existing.file, "the file changed in the folder during the sync")
+                        continue
+                    }
+                    if (index.uidsByFile[existing.file]?.count ?? 0) > 1 {
+                        guard let remaining = remainingCards(of: existing.file, without: existing) else {
+                            defer_(version.uid, existing.file, "its file holds other contacts and cannot be rewritten without it")
+                            continue
+                        }
+                        rewrites.append((existing.file, remaining))
+                        file = freshFileName(for: version.uid, taken: takenFiles)
+                        previousFile = existing.file
+                        writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: false))
+                    } else {
+                        file = existing.file
+                        writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: true))
+                    }
+                } else {
+                    file = freshFileName(for: version.uid, taken: takenFiles)
+                    writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: false))
+                }
+                takenFiles.insert(file)
+                if existing?.hash != version.hash || previousFile != nil {
+                    var event = JournalEvent(operation: existing == nil ? .add : .update, uid: version.uid, file: file, hash: version.hash,
+                                             previousHash: existing?.hash, source: .remote, name: version.name,
+                                             card: cardText(version.hash, version.bytes), isGeneratedUID: version.isGeneratedUID)
+                    event.previousFile = previousFile
+                    contentEvents.append(event)
+                }
+                syncEvents.append(.synced(uid: version.uid, file: file, remote: remote, revision: version.revision, hash: version.hash,
+                                          isGeneratedUID: version.isGeneratedUID))
+
+            case .deletion(let uid, let revision):
+                guard !touchedUIDs.contains(uid) else { continue }
+                touchedUIDs.insert(uid)
+                if let existing = index.live(uid) {
+                    guard unchangedOnDisk(existing.file) else {
+                        defer_(uid, existing.file, "the file changed in the folder during the sync")
+                        continue
+                    }
+                    if (index.uidsByFile[existing.file]?.count ?? 0) > 1 {
+                        guard let remaining = remainingCards(of: existing.file, without: existing) else {
+                            defer_(uid, existing.file, "its file holds other contacts and cannot be rewritten without it")
+                            continue
+                        }
+                        rewrites.append((existing.file, remaining))
+                    } else {
+                        removals.append(existing.file)
+                    }
+                    contentEvents.append(JournalEvent(operation: .delete, uid: uid, file: existing.file, hash: nil, previousHash: existing.hash,
+                                                      source: .remote, name: existing.name, isGeneratedUID: existing.isGeneratedUID))
+                }
+                let record = index.records[uid]
+                syncEvents.append(.synced(uid: uid, file: record?.file ?? Self.placeholderFile(for: uid), remote: remote,
+                                          revision: revision, hash: nil, isGeneratedUID: record?.isGeneratedUID ?? false))
+            }
+        }
+
+        // Folder first: temporary files, one file-system sync, then into place.
+        if !writes.isEmpty || !rewrites.isEmpty {
+            for write in writes {
+                let temporary = directory + "/" + POSIX.temporaryName(for: write.file)
+                _ = unlink(temporary)
+                try POSIX.createFile(temporary, write.bytes, mode: 0o600)
+            }
+            for rewrite in rewrites {
+                let temporary = directory + "/" + POSIX.temporaryName(for: rewrite.file)
+                _ = unlink(temporary)
+                try POSIX.createFile(temporary, rewrite.bytes, mode: 0o600)
+            }
+            try POSIX.syncFileSystem(containing: directory)
+            for index in writes.indices {
+                let temporary = directory + "/" + POSIX.temporaryName(for: writes[index].file)
+                if writes[index].replacing {
+                    try POSIX.commit(temporary: temporary, to: directory + "/" + writes[index].file, replacing: true)
+                    continue
+                }
+                while link(temporary, directory + "/" + writes[index].file) != 0 {
+                    guard errno == EEXIST else { throw .io(directory + "/" + writes[index].file, "cannot move into place", errno: errno) }
+                    let fresh = UUID().uuidString.lowercased() + ".vcf"
+                    let old = writes[index].file
+                    for i in contentEvents.indices where contentEvents[i].file == old && contentEvents[i].uid == writes[index].uid {
+                        contentEvents[i].file = fresh
+                    }
+                    for i in syncEvents.indices where syncEvents[i].file == old && syncEvents[i].uid == writes[index].uid {
+                        syncEvents[i].file = fresh
+                    }
+                    writes[index].file = fresh
+                }
+                _ = unlink(temporary)
+            }
+            for rewrite in rewrites {
+                try POSIX.commit(temporary: directory + "/" + POSIX.temporaryName(for: rewrite.file), to: directory + "/" + rewrite.file,
+                                 replacing: true)
+            }
+        }
+        for file in removals {
+            guard unlink(directory + "/" + file) == 0 || errno == ENOENT else { throw .io(directory + "/" + file, "cannot remove", errno: errno) }
+        }
+        if !writes.isEmpty || !rewrites.isEmpty || !removals.isEmpty { try POSIX.sync(directory) }
+
+        // Then the journal: content events before the sync state they lead to, one sync.
+        let written = try await record(contentEvents + syncEvents)
+        for write in writes { stampWrittenFile(write.file) }
+        for rewrite in rewrites { stampWrittenFile(rewrite.file) }
+        report.events = written.filter { $0.operation != .synced }.map(\.withoutCard)
+        return report
+    }
+
+    /// The bytes of `file` without the card of `record`, when every other card can be written
+    /// back as it was.
+    private func remainingCards(of file: String, without record: ContactRecord) -> [UInt8]? {
+        guard let (bytes, _) = try? POSIX.readFile(directory + "/" + file),
+              let result = try? VCardReader.read(bytes, sourceName: file) else { return nil }
+        let writer = VCardWriter()
+        var total = 0
+        var remaining: [UInt8] = []
+        var removed = false
+        for card in result.cards {
+            let cardBytes = writer.bytes(for: card)
+            total += cardBytes.count
+            let matches = record.isGeneratedUID ? (card.normalizedUID == nil && ContentHash(of: card) == record.hash)
+                : card.normalizedUID == record.uid
+            if matches && !removed {
+                removed = true
+                continue
+            }
+            remaining.append(contentsOf: cardBytes)
+        }
+        guard removed, total == bytes.count else { return nil }
+        return remaining
+    }
+
+    /// The file name recorded with sync events of a contact this book never held.
+    static func placeholderFile(for uid: String) -> String {
+        SafeFileName.name(forUID: uid) ?? "remote.vcf"
+    }
+}
+
+extension AddressBook {
+    /// A stable identifier of this address book (a UUID kept in `.cardsync/book-id`, made the
+    /// first time it is asked for): names the book's checkpoints on servers.
+    public var identifier: String {
+        let path = metaDirectory + "/book-id"
+        func stored() -> String? {
+            guard let (bytes, _) = try? POSIX.readFile(path) else { return nil }
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? nil : text
+        }
+        if let id = stored() { return id }
+        let id = UUID().uuidString.lowercased()
+        try? POSIX.writeAtomically(Array((id + "\n").utf8), directory: metaDirectory, name: "book-id", replacing: false)
+        return stored() ?? id
+    }
+}

@@ -1,0 +1,168 @@
+import ContactStore
+import CouchClient
+import VCardKit
+
+extension SyncEngine {
+    /// What the pull left for the push.
+    struct PullOutcome {
+        /// Contacts not to push this time (their remote document could not be read, or their
+        /// change waits for the next sync).
+        var skipped: Set<String> = []
+    }
+
+    /// Fetches the documents that changed remotely and applies them, batch by batch (each batch
+    /// durable before the next is fetched).
+    func pull(_ feed: Feed, states: [String: RemoteSyncState], report: inout SyncReport) async throws -> PullOutcome {
+        var outcome = PullOutcome()
+        let candidates = feed.changes.filter { change in
+            guard let uid = ContactDocument.uid(fromDocumentID: change.id) else { return false }
+            if let state = states[uid], change.revisions == [state.revision] { return false }
+            return true
+        }
+        let records = Dictionary(uniqueKeysWithValues: await book.allRecords().map { ($0.uid, $0) })
+        try checkRemoteEmptied(candidates, states: states, records: records)
+        var done = 0
+        var start = 0
+        while start < candidates.count {
+            let batch = Array(candidates[start..<min(start + options.batchSize, candidates.count)])
+            start += batch.count
+            let rows = try await database.allDocuments(keys: batch.map(\.id), includeDocuments: true, conflicts: true)
+            var changes: [RemoteChange] = []
+            var settlements: [(uid: String, settlement: Settlement)] = []
+            for row in rows {
+                guard let uid = ContactDocument.uid(fromDocumentID: row.key) else { continue }
+                let state = states[uid]
+                let side: RemoteSide
+                if row.error != nil {
+                    continue  // gone since the feed was read (purged); nothing to apply
+                } else if row.isDeleted || row.document == nil {
+                    guard let revision = row.revision else { continue }
+                    side = .deleted(revision: revision)
+                } else {
+                    let document = row.document!
+                    if let conflicts = document["_conflicts"]?.arrayValue, !conflicts.isEmpty {
+                        let settlement = try await settleConflictedDocument(uid: uid, document: document,
+                                                                            losing: conflicts.compactMap(\.stringValue),
+                                                                            record: records[uid], state: state, report: &report)
+                        if let settlement { settlements.append((uid, settlement)) } else { outcome.skipped.insert(uid) }
+                        continue
+                    }
+                    do {
+                        side = .live(try ContactDocument.decode(document))
+                    } catch {
+                        report.problems.append(.init(subject: row.key, name: document["fn"]?.stringValue,
+                                                     message: "\(error.message); the document was left as it is, and the local contact is not pushed over it"))
+                        outcome.skipped.insert(uid)
+                        continue
+                    }
+                }
+                if let state, state.revision == side.revision { continue }
+                let settlement = await settle(uid: uid, remoteSide: side, record: records[uid], state: state) {
+                    await book.contact(uid: uid)
+                }
+                settlements.append((uid, settlement))
+            }
+            for (_, settlement) in settlements { changes.append(contentsOf: settlement.changes) }
+            var deferred: Set<String> = []
+            if !options.dryRun {
+                let applied = try await book.applyRemote(changes, remote: remote)
+                for item in applied.deferred {
+                    deferred.insert(item.uid)
+                    outcome.skipped.insert(item.uid)
+                    report.problems.append(.init(subject: item.uid, name: records[item.uid]?.name, message: "\(item.file): \(item.reason)"))
+                }
+                let copies = settlements.compactMap { $0.settlement.keepBothCopy }
+                if !copies.isEmpty {
+                    let sources = copies.map { ContactSource.bytes($0.bytes, name: "keep-both copy \($0.uid)") }
+                    _ = try await book.importContacts(from: sources, onDuplicate: .keep)
+                }
+            }
+            for (uid, settlement) in settlements where !deferred.contains(uid) {
+                if let pulled = settlement.pulled { report.pulled.append(pulled) }
+                if let conflict = settlement.conflict { report.conflicts.append(conflict) }
+                if settlement.matched { report.matched += 1 }
+            }
+            done += batch.count
+            options.progress?(SyncProgress(phase: .pulling, done: done, total: candidates.count))
+        }
+        return outcome
+    }
+
+    /// Refuses to apply a feed that deletes every contact of the last sync while this book
+    /// still holds them (the server was emptied), unless forced.
+    private func checkRemoteEmptied(_ candidates: [Change], states: [String: RemoteSyncState], records: [String: ContactRecord]) throws {
+        guard !options.force else { return }
+        let heldAndSynced = states.filter { $0.value.hash != nil && records[$0.key]?.hash != nil }
+        guard heldAndSynced.count > 1 else { return }
+        var deletions = 0
+        for change in candidates where change.isDeleted {
+            if let uid = ContactDocument.uid(fromDocumentID: change.id), heldAndSynced[uid] != nil { deletions += 1 }
+        }
+        let liveRemote = candidates.contains { !$0.isDeleted }
+        if deletions == heldAndSynced.count && !liveRemote {
+            throw SyncError(.emptiedSide,
+                            "every contact of the last sync (\(deletions)) was deleted on \(remote), which now holds none of them; refusing to delete them all here. If that is what you want, run again with --force; to restore them to the server instead, use `cardsync remote DIR remove` and sync again")
+        }
+    }
+
+    /// Settles a document that already has conflicting leaves (made by other replicators):
+    /// picks one version by policy, keeps the others in the journal, deletes the losing leaves.
+    private func settleConflictedDocument(uid: String, document: [String: CouchJSON], losing: [String], record: ContactRecord?,
+                                          state: RemoteSyncState?, report: inout SyncReport) async throws -> Settlement? {
+        let winner: ContactDocument.Decoded
+        do {
+            winner = try ContactDocument.decode(document)
+        } catch {
+            report.problems.append(.init(subject: ContactDocument.documentID(forUID: uid), name: document["fn"]?.stringValue,
+                                         message: "\(error.message); its conflicts were left for another client to settle"))
+            return nil
+        }
+        var leaves = [winner]
+        for revision in losing {
+            if let leaf = try? await database.document(id: ContactDocument.documentID(forUID: uid), revision: revision),
+               let decoded = try? ContactDocument.decode(leaf) {
+                leaves.append(decoded)
+            }
+        }
+        // The remote version by policy among the leaves (the server's own winner for `remote`).
+        var chosen = winner
+        if options.policy != .remote {
+            for leaf in leaves.dropFirst() {
+                let (pick, _) = resolver.winner(local: ConflictSide(card: leaf.card, modified: leaf.updated),
+                                                remote: ConflictSide(card: chosen.card, modified: chosen.updated))
+                if pick == .local { chosen = leaf }
+            }
+        }
+        // Delete the losing leaves; when the chosen version is not the server's winner, write it over the winner.
+        var writes: [[String: CouchJSON]] = losing.map { ContactDocument.tombstone(uid: uid, revision: $0, updated: chosen.updated ?? 0) }
+        if chosen.revision != winner.revision {
+            var document = ContactDocument.document(uid: uid, bytes: chosen.bytes, card: chosen.card, hash: chosen.hash,
+                                                    revision: winner.revision, updated: chosen.updated ?? 0)
+            document["_rev"] = .string(winner.revision)
+            writes.append(document)
+        }
+        var settledSide = chosen
+        if !options.dryRun {
+            let results = try await database.bulkDocuments(writes)
+            if chosen.revision != winner.revision, let written = results.last, written.isSuccess, let revision = written.revision {
+                settledSide.revision = revision
+            } else if chosen.revision != winner.revision {
+                report.problems.append(.init(subject: ContactDocument.documentID(forUID: uid), name: chosen.card.formattedName,
+                                             message: "its conflicts could not be settled now (\(results.last?.error ?? "no answer")); the next sync tries again"))
+                return nil
+            }
+        }
+        var settlement = await settle(uid: uid, remoteSide: .live(settledSide), record: record, state: state) {
+            await book.contact(uid: uid)
+        }
+        for leaf in leaves where leaf.hash != settledSide.hash {
+            settlement.changes.insert(.keptVersion(RemoteVersion(uid: uid, bytes: leaf.bytes, hash: leaf.hash, name: leaf.card.formattedName,
+                                                                 isGeneratedUID: leaf.isGeneratedUID, revision: leaf.revision)), at: 0)
+        }
+        var conflict = settlement.conflict ?? SyncReport.Conflict(uid: uid, name: chosen.card.formattedName ?? uid, winner: .remote,
+                                                                  reason: "the server held \(leaves.count) conflicting versions; \(options.policy.rawValue) picked one")
+        conflict.removedRevisions = losing
+        settlement.conflict = conflict
+        return settlement
+    }
+}

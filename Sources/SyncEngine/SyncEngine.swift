@@ -1,0 +1,206 @@
+public import ContactStore
+public import CouchClient
+import Foundation
+public import Logging
+import VCardKit
+
+/// Two-way sync of an address book with a database on a CouchDB-compatible server, with each
+/// document's `_rev` as its modification state.
+///
+/// One run: read the remote changes feed since the checkpoint (without bodies) → refuse if one
+/// side was emptied → fetch the documents that changed → apply each to the folder when the
+/// local contact is unchanged since the last sync, or settle it by the ``ConflictPolicy`` →
+/// record the checkpoint (only now that those changes are durable here) → push local changes
+/// with `_bulk_docs` in batches using the last known `_rev`, settling per-document conflicts →
+/// save the checkpoint on the server too (`_local/cardsync-<book>`).
+///
+/// Every step is recorded durably before the next depends on it, so a run interrupted at any
+/// point (kill -9, network loss, server restart) is finished by the next run: changes already
+/// applied are recognised by revision or content hash, nothing is applied twice, and no version
+/// is lost — losing versions stay in the journal.
+///
+/// ```swift
+/// let report = try await AddressBook.withOpen(at: folder) { book in
+///     try await SyncEngine(book: book, database: client.database("contacts"), remote: location.key).sync()
+/// }
+/// print("\(report.pulled.count) pulled, \(report.pushed.count) pushed")
+/// ```
+public struct SyncEngine: Sendable {
+    let book: AddressBook
+    let database: CouchDatabase
+    let remote: String
+    let options: SyncOptions
+    let logger: Logger
+    let resolver: ConflictResolver
+
+    /// A sync of `book` with `database`.
+    ///
+    /// - Parameters:
+    ///   - book: the open address book.
+    ///   - database: the remote database.
+    ///   - remote: the remote's key for the journal (``RemoteLocation/key``: no credentials).
+    ///   - options: policy, dry run, batches.
+    ///   - logger: where the engine logs (debug level).
+    public init(book: AddressBook, database: CouchDatabase, remote: String, options: SyncOptions = SyncOptions(),
+                logger: Logger = Logger(label: "cardsync.sync")) {
+        self.book = book
+        self.database = database
+        self.remote = remote
+        self.options = options
+        self.logger = logger
+        self.resolver = ConflictResolver(policy: options.policy)
+    }
+
+    /// Runs the sync.
+    ///
+    /// - Returns: what was pulled, pushed, settled and reported, by name.
+    /// - Throws: ``SyncError`` (unreachable remote, refused credentials, missing database,
+    ///   emptied side), or `ContactStoreError` when the address book cannot be written.
+    ///   Problems with single contacts or documents are in the report instead.
+    public func sync() async throws -> SyncReport {
+        var report = SyncReport(remote: remote)
+        report.isDryRun = options.dryRun
+        do {
+            try await checkLocalEmptied(states: await book.syncStates(remote: remote))
+            let exists = try await prepareDatabase(&report)
+            let since = exists ? try await agreedCheckpoint() : nil
+            let feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
+            var states = await book.syncStates(remote: remote)
+            let plan = try await pull(feed, states: states, report: &report)
+            if !options.dryRun, let last = feed.lastSequence {
+                let position = Self.text(of: last)
+                try await book.recordCheckpoint(position, remote: remote)
+                report.checkpoint = position
+            }
+            if options.dedupe && !options.dryRun {
+                let (events, _) = try await book.removeDuplicates()
+                report.removedDuplicates = events.map(\.uid)
+            }
+            states = await book.syncStates(remote: remote)
+            try await push(states: states, skipping: plan.skipped, report: &report)
+            if !options.dryRun, exists || report.createdDatabase, let position = report.checkpoint {
+                try await saveServerCheckpoint(position)
+            }
+        } catch let error as CouchClientError {
+            throw Self.syncError(error, remote: remote)
+        }
+        let touched = Set(report.pulled.map(\.uid) + report.pushed.map(\.uid))
+        report.duplicates = await book.duplicateGroups().filter { group in group.contains { touched.contains($0.uid) } }.map { $0.map(\.uid) }
+        report.localCount = await book.contactCount
+        return report
+    }
+
+    // MARK: - Database and checkpoint
+
+    /// Makes sure the database exists (creating it when allowed); `false` for a dry run against a missing one.
+    private func prepareDatabase(_ report: inout SyncReport) async throws -> Bool {
+        do {
+            _ = try await database.info()
+            return true
+        } catch let error as CouchClientError where error.status == 404 {
+            if options.dryRun { return false }
+            do {
+                _ = try await database.create(ignoringExisting: true)
+                report.createdDatabase = true
+                return true
+            } catch let error as CouchClientError where error.status == 401 || error.status == 403 {
+                throw SyncError(.missingDatabase,
+                                "the database \(remote) does not exist and these credentials cannot create it (\(error.status!) \(error.error ?? "")); create it on the server or give an admin's credentials")
+            }
+        }
+    }
+
+    /// The id of this book's checkpoint document on the server.
+    var checkpointDocumentID: String {
+        get async { "cardsync-" + (await book.identifier) }
+    }
+
+    /// The checkpoint both sides agree on: the journal's, when the server's `_local` document
+    /// holds the same; otherwise from the start (contacts then match by revision and content).
+    private func agreedCheckpoint() async throws -> CouchSequence? {
+        guard let local = await book.checkpoint(remote: remote) else { return nil }
+        let serverSide = try await database.localDocument(id: await checkpointDocumentID)
+        guard let serverSide, let stored = serverSide["last_seq"], Self.text(of: CouchSequence(stored)) == local else {
+            logger.debug("checkpoints disagree; reading the changes feed from the start", metadata: ["journal": "\(local)"])
+            return nil
+        }
+        return CouchSequence(stored)
+    }
+
+    private func saveServerCheckpoint(_ position: String) async throws {
+        let id = await checkpointDocumentID
+        var document: [String: CouchJSON] = [
+            "last_seq": Self.sequence(fromText: position).value,
+            "book": .string(await book.identifier),
+            "updated": .string(ContactDocument.timestamp(Int64(Date().timeIntervalSince1970 * 1000))),
+        ]
+        for attempt in 0..<3 {
+            if let existing = try await database.localDocument(id: id), let revision = existing["_rev"] { document["_rev"] = revision }
+            do {
+                try await database.putLocalDocument(id: id, document)
+                return
+            } catch let error as CouchClientError where error.status == 409 && attempt < 2 {
+                continue
+            }
+        }
+    }
+
+    /// A feed position as the journal stores it: the string itself, or the JSON text of any other value.
+    static func text(of sequence: CouchSequence) -> String {
+        if case .string(let text) = sequence.value { return text }
+        return (try? sequence.value.serialized()).map { String(decoding: $0, as: UTF8.self) } ?? sequence.description
+    }
+
+    static func sequence(fromText text: String) -> CouchSequence {
+        if let number = Int(text) { return CouchSequence(.integer(number)) }
+        if text.hasPrefix("[") || text.hasPrefix("{"), let value = try? CouchJSON(parsing: Data(text.utf8)) { return CouchSequence(value) }
+        return CouchSequence(.string(text))
+    }
+
+    // MARK: - Reading the feed
+
+    struct Feed {
+        /// The latest change per contact document, in feed order.
+        var changes: [Change]
+        var lastSequence: CouchSequence?
+    }
+
+    /// Every contact change since `since`, without bodies (small: ids and revisions), the latest per document.
+    private func readFeed(since: CouchSequence?) async throws -> Feed {
+        var latest: [String: Int] = [:]
+        var changes: [Change] = []
+        var position = since
+        var last: CouchSequence?
+        while true {
+            let page = try await database.changes(ChangesRequest(since: position, limit: options.changesPageSize, allRevisions: true))
+            for change in page.results where change.id.hasPrefix(ContactDocument.idPrefix) {
+                if let index = latest[change.id] {
+                    changes[index] = change
+                } else {
+                    latest[change.id] = changes.count
+                    changes.append(change)
+                }
+            }
+            last = page.lastSequence
+            position = page.lastSequence
+            options.progress?(SyncProgress(phase: .reading, done: changes.count, total: nil))
+            if page.results.count < options.changesPageSize || page.pending == 0 { break }
+        }
+        return Feed(changes: changes, lastSequence: last)
+    }
+
+    // MARK: - Errors
+
+    static func syncError(_ error: CouchClientError, remote: String) -> SyncError {
+        switch error.status {
+        case 401?:
+            return SyncError(.unauthorized, "\(remote) refused the credentials (401 \(error.reason ?? "unauthorized")); give the user in the URL and the password with CARDSYNC_PASSWORD or --password-file")
+        case 403?:
+            return SyncError(.unauthorized, "\(remote) does not allow this (403 \(error.reason ?? "forbidden")); use an account with access to the database")
+        case nil:
+            return SyncError(.unreachable, "cannot reach \(remote): \(error.underlying ?? error.reason ?? error.code.description) (after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s")); check the URL and that the server runs, then sync again — nothing is lost, the next sync resumes")
+        default:
+            return SyncError(.unreachable, "\(remote) failed: \(error.description); sync again later — nothing is lost, the next sync resumes")
+        }
+    }
+}

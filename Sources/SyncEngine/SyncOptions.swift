@@ -1,0 +1,35 @@
+/// How a sync runs.
+public struct SyncOptions: Sendable {
+    /// How contacts changed on both sides are settled.
+    public var policy: ConflictPolicy
+    /// Plan only: read both sides, change nothing, report what would happen.
+    public var dryRun: Bool
+    /// Go on even when one side became empty while the other still has the contacts of the
+    /// last sync (without it, such a sync is refused: it would delete everything).
+    public var force: Bool
+    /// Remove contacts whose content became identical to another's (the oldest is kept);
+    /// without it they are only reported.
+    public var dedupe: Bool
+    /// Documents per `_bulk_docs` request.
+    public var batchSize: Int
+    /// `_bulk_docs` requests in flight at once.
+    public var concurrentBatches: Int
+    /// Rows per `_changes` request.
+    public var changesPageSize: Int
+    /// Called as the sync goes (from any task).
+    public var progress: (@Sendable (SyncProgress) -> Void)?
+
+    /// Options: `newest` wins, batches of 500, four in flight.
+    public init(policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false, dedupe: Bool = false,
+                batchSize: Int = 500, concurrentBatches: Int = 4, changesPageSize: Int = 5000,
+                progress: (@Sendable (SyncProgress) -> Void)? = nil) {
+        self.policy = policy
+        self.dryRun = dryRun
+        self.force = force
+        self.dedupe = dedupe
+        self.batchSize = max(1, batchSize)
+        self.concurrentBatches = max(1, concurrentBatches)
+        self.changesPageSize = max(1, changesPageSize)
+        self.progress = progress
+    }
+}
