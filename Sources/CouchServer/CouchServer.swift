@@ -60,8 +60,23 @@ public struct CouchServer: Sendable {
     /// Serves until the task is cancelled or the process gets SIGINT or SIGTERM.
     ///
     /// - Parameter onListening: called once with the bound port when the server accepts requests.
+    ///
+    /// Only one server serves a data folder at a time: the folder's `lock` file is held while
+    /// it runs, and `endpoint.json` says where it listens (so that `cardsync sync` can use a
+    /// running server instead of starting one).
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await makeApplication(onListening: onListening).runService()
+        let lock = try DataFolderLock(directory: configuration.dataDirectory)
+        defer { lock.release() }
+        let host = configuration.host
+        try await makeApplication { port in
+            lock.publish(url: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            await onListening(port)
+        }.runService()
+    }
+
+    /// The URL of the server running on `directory` in another process, if one is.
+    public static func runningEndpoint(in directory: URL) -> URL? {
+        DataFolderLock.runningEndpoint(in: directory)
     }
 }
 

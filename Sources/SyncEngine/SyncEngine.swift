@@ -78,7 +78,8 @@ public struct SyncEngine: Sendable {
             }
             states = await book.syncStates(remote: remote)
             try await push(states: states, skipping: plan.skipped, report: &report)
-            if !options.dryRun, exists || report.createdDatabase, let position = report.checkpoint {
+            if !options.dryRun, exists || report.createdDatabase, let position = report.checkpoint,
+               since.map(Self.text(of:)) != position {
                 try await saveServerCheckpoint(position)
             }
         } catch let error as CouchClientError {

@@ -13,6 +13,8 @@ struct CardSyncCommand: AsyncParsableCommand {
           cardsync validate contacts.vcf
           cardsync convert old-2.1-export.vcf --to vcard4 -o contacts.vcf
           cardsync generate --count 1000 --seed 7 -o book.vcf
+          cardsync init ~/contacts && cardsync import phone.vcf --into ~/contacts
+          cardsync sync ~/contacts
         """,
         subcommands: [
             // Formats
@@ -31,6 +33,10 @@ struct CardSyncCommand: AsyncParsableCommand {
             ScanCommand.self,
             CheckCommand.self,
             CompactCommand.self,
+            // Sync
+            SyncCommand.self,
+            RemoteCommand.self,
+            StatusCommand.self,
             // The server
             ServeCommand.self,
         ]

@@ -104,10 +104,10 @@ extension AddressBook {
         try await record(events)
     }
 
-    /// Records that `remote`'s changes feed is applied up to `position`. Call it only once the
-    /// changes it covers are durable here.
+    /// Records that `remote`'s changes feed is applied up to `position` (each sync records one,
+    /// so its time is the time of the last sync). Call it only once the changes it covers are
+    /// durable here.
     public func recordCheckpoint(_ position: String, remote: String) async throws(ContactStoreError) {
-        guard index.checkpoints[remote] != position else { return }
         try await record([.checkpoint(remote: remote, position: position)])
     }
 
@@ -348,5 +348,16 @@ extension AddressBook {
         let id = UUID().uuidString.lowercased()
         try? POSIX.writeAtomically(Array((id + "\n").utf8), directory: metaDirectory, name: "book-id", replacing: false)
         return stored() ?? id
+    }
+}
+
+extension AddressBook {
+    /// When the last sync with `remote` recorded its checkpoint (milliseconds since 1970), or `nil`.
+    public func lastSyncTime(remote: String) throws(ContactStoreError) -> Int64? {
+        var time: Int64?
+        try JournalFile.read(journalPath, repairHint: repairHint) { line throws(ContactStoreError) in
+            if line.event.operation == .checkpoint, line.event.remote == remote { time = line.event.timestamp }
+        }
+        return time
     }
 }

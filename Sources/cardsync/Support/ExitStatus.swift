@@ -10,4 +10,12 @@ enum ExitStatus {
     static let missingInput = ExitCode(66)
     /// Reading or writing a file failed.
     static let ioError = ExitCode(74)
+    /// The remote could not be reached, or kept failing (`sync`: nothing is lost; run it again).
+    static let unavailable = ExitCode(69)
+    /// Some contacts could not be synced this time; the rest were (run `sync` again).
+    static let temporaryFailure = ExitCode(75)
+    /// The remote refused the credentials or the operation.
+    static let permissionDenied = ExitCode(77)
+    /// The remote settings are wrong (a URL without database, an unreadable settings file).
+    static let configuration = ExitCode(78)
 }

@@ -1,0 +1,261 @@
+import ArgumentParser
+import ContactStore
+import CouchClient
+import Foundation
+import SyncEngine
+
+/// `cardsync sync`: two-way sync of an address book with a CouchDB-compatible database.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Sync an address book with a CouchDB-compatible database, both ways.",
+        discussion: """
+            Reads the folder for changes made by other programs, pulls the server's changes \
+            since the last sync, pushes local ones, and settles contacts changed on both sides \
+            with --conflict: newest (default: the cards' REV, else the time of each change), \
+            local, remote, or keep-both (the losing version becomes a new contact). A losing \
+            version is never lost: it stays in the journal (`cardsync log DIR UID` lists it, \
+            `cardsync restore DIR UID --seq N` brings it back).
+
+            The remote is --remote URL, else the one set with `cardsync remote DIR set URL`, \
+            else the embedded endpoint: a `cardsync serve` data folder \
+            (CARDSYNC_SERVER_DATA, default ~/.local/share/cardsync/server) served on loopback \
+            for the length of the sync, or the `cardsync serve` already running on it. The \
+            password comes from the URL, CARDSYNC_PASSWORD or --password-file; it is never \
+            stored or printed.
+
+            A sync that would delete every contact of the last sync on one side because the \
+            other side became empty is refused unless --force. An interrupted sync (network \
+            loss, kill -9) is finished by the next one; nothing is applied twice.
+
+            Exit status: 0 synced; 65 refused (a side was emptied: see --force); 69 the remote \
+            could not be reached; 75 some contacts could not be synced (listed; the rest were); \
+            77 the remote refused the credentials; 78 the remote is misconfigured.
+
+            Examples:
+              cardsync sync ~/contacts
+              cardsync sync ~/contacts --remote https://alice@couch.example.com/contacts --dry-run
+              CARDSYNC_PASSWORD=secret cardsync sync ~/contacts --conflict keep-both --format json
+            """
+    )
+
+    @Argument(help: "The address book folder.")
+    var directory: String
+
+    @Option(help: ArgumentHelp("The database URL, e.g. http://user@host:5984/contacts (instead of the one set with `cardsync remote`).",
+                               valueName: "url"))
+    var remote: String?
+
+    @Option(help: "Who wins when a contact changed on both sides: newest, local, remote or keep-both.")
+    var conflict: ConflictChoice = .newest
+
+    @Flag(help: "Print the plan (per side: added, updated, deleted, conflicts, by name) and change nothing.")
+    var dryRun = false
+
+    @Flag(help: "Sync even when one side became empty and the sync would delete all contacts on the other.")
+    var force = false
+
+    @Flag(help: "Remove contacts whose content became identical to another's (the oldest is kept).")
+    var dedupe = false
+
+    @Option(help: ArgumentHelp("A file whose first line is the password.", valueName: "file"))
+    var passwordFile: String?
+
+    @Flag(help: "Do not verify the server's TLS certificate.")
+    var insecure = false
+
+    @Option(help: "Documents per _bulk_docs request.")
+    var batchSize = 500
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func validate() throws {
+        guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let book = directory
+            let choice = try RemoteChoice.resolve(book: book, remote: remote, passwordFile: passwordFile, insecure: insecure)
+            let options = SyncOptions(policy: conflict.policy, dryRun: dryRun, force: force, dedupe: dedupe, batchSize: batchSize,
+                                      progress: StandardError.isTerminal && format == .text ? SyncProgressLine.show : nil)
+            let outcome: (SyncReport, RemoteChoice)
+            if let choice {
+                outcome = (try await Self.sync(book: book, choice: choice, options: options), choice)
+            } else {
+                outcome = try await EmbeddedEndpoint.with { choice, startedHere in
+                    if format == .text {
+                        StandardError.print("cardsync: no remote set for \(book): syncing with the embedded endpoint \(choice.location.key) "
+                            + "(data: \(choice.embeddedData ?? "")\(startedHere ? ", served for this sync" : ", the running cardsync serve")); "
+                            + "`cardsync remote \(book) set URL` syncs elsewhere")
+                    }
+                    return (try await Self.sync(book: book, choice: choice, options: options), choice)
+                }
+            }
+            if StandardError.isTerminal && format == .text { StandardError.writeProgress("\r\u{1B}[K") }
+            let (report, used) = outcome
+            switch format {
+            case .text: SyncSummary.print(report, book: book, embeddedData: used.embeddedData)
+            case .json: try JSONOutput.print(SyncOutput(report, book: book, embeddedData: used.embeddedData))
+            }
+            if !report.problems.isEmpty { throw ExitStatus.temporaryFailure }
+        }
+    }
+
+    static func sync(book: String, choice: RemoteChoice, options: SyncOptions) async throws -> SyncReport {
+        do {
+            return try await withRemoteClient(choice) { client, counter in
+                try await BookSession.open(book) { addressBook in
+                    var report = try await SyncEngine(book: addressBook, database: client.database(choice.location.database),
+                                                      remote: choice.key, options: options).sync()
+                    report.requests = counter.count
+                    return report
+                }
+            }
+        } catch let error as SyncError {
+            let status = switch error.code {
+            case .emptiedSide: ExitStatus.invalidData
+            case .unauthorized, .missingDatabase: ExitStatus.permissionDenied
+            case .invalidRemote: ExitStatus.configuration
+            default: ExitStatus.unavailable
+            }
+            throw CommandFailure(message: error.message, exitCode: status)
+        } catch let error as CouchClientError {
+            throw CommandFailure(message: "\(choice.location.key): \(error.description)", exitCode: ExitStatus.unavailable)
+        }
+    }
+}
+
+/// `--conflict`: the ``ConflictPolicy`` names.
+enum ConflictChoice: String, ExpressibleByArgument, CaseIterable {
+    case newest, local, remote
+    case keepBoth = "keep-both"
+
+    var policy: ConflictPolicy { ConflictPolicy(rawValue: rawValue)! }
+}
+
+/// The progress line on standard error (terminals only).
+enum SyncProgressLine {
+    @Sendable static func show(_ progress: SyncProgress) {
+        let share = progress.total.map { total in total > 0 ? " \(progress.done * 100 / total)%" : "" } ?? ""
+        let bar: String
+        if let total = progress.total, total > 0 {
+            let filled = min(30, progress.done * 30 / total)
+            bar = " [" + String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled) + "]"
+        } else {
+            bar = ""
+        }
+        StandardError.writeProgress("\r\u{1B}[K\(progress.phase.rawValue)\(bar) \(progress.done)\(progress.total.map { "/\($0)" } ?? "")\(share)")
+    }
+}
+
+/// The people-facing summary of a sync.
+enum SyncSummary {
+    static let shownPerList = 20
+
+    static func print(_ report: SyncReport, book: String, embeddedData: String?) {
+        let verb = report.isDryRun ? "Would sync" : "Synced"
+        Swift.print("\(verb) \(book) with \(report.remote)\(report.createdDatabase ? " (database created)" : "")")
+        let pulled = report.pulledCounts
+        let pushed = report.pushedCounts
+        Swift.print("  pulled: \(pulled.added) added, \(pulled.updated) updated, \(pulled.deleted) deleted")
+        list(report.pulled, limit: report.isDryRun ? Int.max : shownPerList)
+        Swift.print("  pushed: \(pushed.added) added, \(pushed.updated) updated, \(pushed.deleted) deleted")
+        list(report.pushed, limit: report.isDryRun ? Int.max : shownPerList)
+        if report.matched > 0 { Swift.print("  already identical on both sides: \(report.matched)") }
+        Swift.print("  conflicts: \(report.conflicts.count)")
+        for conflict in report.conflicts {
+            var line = "    \(conflict.name): \(conflict.winner == .local ? "this book's" : "the server's") version \(report.isDryRun ? "would win" : "won") (\(conflict.reason))"
+            if let kept = conflict.keptAs { line += "; the other is kept as contact \(kept)" }
+            if !conflict.removedRevisions.isEmpty { line += "; \(conflict.removedRevisions.count) conflicting server revision(s) removed" }
+            Swift.print(line)
+        }
+        if !report.conflicts.isEmpty && !report.isDryRun {
+            Swift.print("    losing versions are in the journal: `cardsync log \(book) UID`, then `cardsync restore \(book) UID --seq N`")
+        }
+        if !report.duplicates.isEmpty || !report.removedDuplicates.isEmpty {
+            Swift.print("  duplicates: \(report.duplicates.count) group(s) with identical content"
+                        + (report.removedDuplicates.isEmpty ? "; `cardsync dedupe \(book) --apply` or `sync --dedupe` removes them"
+                           : ", \(report.removedDuplicates.count) removed"))
+            for group in report.duplicates.prefix(shownPerList) { Swift.print("    " + group.joined(separator: " = ")) }
+        }
+        Swift.print("  errors: \(report.problems.count)")
+        for problem in report.problems {
+            Swift.print("    \(problem.name.map { "\($0) " } ?? "")<\(problem.subject)>: \(problem.message)")
+        }
+        Swift.print("  \(report.localCount) contacts in the book\(report.requests.map { "; \($0) requests" } ?? "")")
+    }
+
+    private static func list(_ changes: [SyncReport.Change], limit: Int) {
+        let marks: [SyncReport.Change.Kind: String] = [.add: "+", .update: "~", .delete: "-"]
+        for change in changes.prefix(limit) { Swift.print("    \(marks[change.kind]!) \(change.name)") }
+        if changes.count > limit { Swift.print("    … and \(changes.count - limit) more (--format json lists all)") }
+    }
+}
+
+/// `--format json` output of `sync`.
+struct SyncOutput: Encodable {
+    struct Counts: Encodable { var added: Int; var updated: Int; var deleted: Int }
+    struct Summary: Encodable {
+        var pulled: Counts
+        var pushed: Counts
+        var conflicts: Int
+        var duplicates: Int
+        var errors: Int
+        var matched: Int
+    }
+    struct Change: Encodable { var uid: String; var name: String; var change: String }
+    struct Conflict: Encodable {
+        var uid: String
+        var name: String
+        var winner: String
+        var reason: String
+        var keptAs: String?
+        var removedRevisions: [String]
+    }
+    struct Problem: Encodable { var subject: String; var name: String?; var message: String }
+
+    var schemaVersion = 1
+    var command = "sync"
+    var book: String
+    var remote: String
+    var embeddedData: String?
+    var dryRun: Bool
+    var createdDatabase: Bool
+    var summary: Summary
+    var pulled: [Change]
+    var pushed: [Change]
+    var conflicts: [Conflict]
+    var duplicates: [[String]]
+    var removedDuplicates: [String]
+    var errors: [Problem]
+    var contacts: Int
+    var checkpoint: String?
+    var requests: Int?
+
+    init(_ report: SyncReport, book: String, embeddedData: String?) {
+        self.book = book
+        remote = report.remote
+        self.embeddedData = embeddedData
+        dryRun = report.isDryRun
+        createdDatabase = report.createdDatabase
+        let pulledCounts = report.pulledCounts
+        let pushedCounts = report.pushedCounts
+        summary = Summary(pulled: Counts(added: pulledCounts.added, updated: pulledCounts.updated, deleted: pulledCounts.deleted),
+                          pushed: Counts(added: pushedCounts.added, updated: pushedCounts.updated, deleted: pushedCounts.deleted),
+                          conflicts: report.conflicts.count, duplicates: report.duplicates.count, errors: report.problems.count,
+                          matched: report.matched)
+        pulled = report.pulled.map { Change(uid: $0.uid, name: $0.name, change: $0.kind.rawValue) }
+        pushed = report.pushed.map { Change(uid: $0.uid, name: $0.name, change: $0.kind.rawValue) }
+        conflicts = report.conflicts.map {
+            Conflict(uid: $0.uid, name: $0.name, winner: $0.winner.rawValue, reason: $0.reason, keptAs: $0.keptAs, removedRevisions: $0.removedRevisions)
+        }
+        duplicates = report.duplicates
+        removedDuplicates = report.removedDuplicates
+        errors = report.problems.map { Problem(subject: $0.subject, name: $0.name, message: $0.message) }
+        contacts = report.localCount
+        checkpoint = report.checkpoint
+        requests = report.requests
+    }
+}
