@@ -159,7 +159,12 @@ extension AddressBook {
             return bytes
         }
         func unchangedOnDisk(_ file: String) -> Bool {
-            POSIX.stamp(directory + "/" + file) == index.stamps[file] && index.stamps[file] != nil
+            if let known = index.stamps[file], POSIX.stamp(directory + "/" + file) == known { return true }
+            // No trustworthy stamp (the file was written too recently to tell): compare content.
+            let scanned = ScannedFile.read(directory: directory, name: file)
+            guard scanned.problem == nil, let uids = index.uidsByFile[file] else { return false }
+            let recorded = uids.compactMap { index.live($0)?.hash }
+            return scanned.cards.map(\.hash).sorted { $0.hexDigits < $1.hexDigits } == recorded.sorted { $0.hexDigits < $1.hexDigits }
         }
         func defer_(_ uid: String, _ file: String, _ why: String) {
             report.deferred.append(DeferredChange(uid: uid, file: file, reason: why + "; left for the next sync"))
@@ -359,5 +364,13 @@ extension AddressBook {
             if line.event.operation == .checkpoint, line.event.remote == remote { time = line.event.timestamp }
         }
         return time
+    }
+}
+
+extension AddressBook {
+    /// The text of the version with content `hash`, as the journal keeps it, or `nil` when the
+    /// journal no longer holds it.
+    public func storedCardText(_ hash: ContentHash) throws(ContactStoreError) -> String? {
+        try storedCard(hash).map { String(decoding: $0, as: UTF8.self) }
     }
 }

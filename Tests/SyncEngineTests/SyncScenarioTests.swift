@@ -1,0 +1,185 @@
+import ContactStore
+import CouchClient
+import Foundation
+import SyncEngine
+import Testing
+import TestSupport
+
+/// The sync's scenarios, each against `cardsync serve` and (when `CARDSYNC_TEST_COUCHDB_URL` is
+/// set) a real CouchDB: every run ends with both sides holding the same contacts, nothing lost,
+/// nothing duplicated.
+@Suite struct SyncScenarioTests {
+    @Test(arguments: Endpoint.all)
+    func firstPushSendsEveryContactAsASchemaValidDocument(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let book = try makeBook("push")
+            let uids = try fill(book, count: 30)
+            try book.write(card(nil, "No Uid Person", email: "nouid@example.com"), to: "nouid.vcf")
+            let report = try await sync(book, remote, batchSize: 7)
+            #expect(report.pushed.count == 31 && report.pulled.isEmpty && report.problems.isEmpty)
+            #expect(report.createdDatabase == (endpoint.isServe ? true : true))
+            let remoteSide = try await remoteHashes(remote)
+            #expect(remoteSide == (try await liveHashes(book)))
+            #expect(Set(uids).isSubset(of: Set(remoteSide.keys)))
+            let document = try await remote.db.document(id: "contact:c3")
+            #expect(document["fn"]?.stringValue == "Person C3")
+            #expect(document["emails"] == .array(["p3@example.com"]))
+            #expect(document["vcard"]?.stringValue == (try book.read("c3.vcf")))
+            if SchemaValidator.isAvailable {
+                let data = try CouchJSON.object(document).serialized()
+                #expect(try SchemaValidator.problems(validating: data, against: "couch-contact.schema.json").isEmpty)
+            }
+            // A second sync has nothing to do and sends no document.
+            let again = try await sync(book, remote)
+            #expect(!again.hasChanges && again.problems.isEmpty)
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func firstPullFillsAnEmptyFolderByteForByte(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 12)
+            try a.write(card(nil, "Without Uid"), to: "nouid.vcf")
+            try await sync(a, remote)
+            let b = try makeBook("b")
+            let report = try await sync(b, remote)
+            #expect(report.pulled.count == 13 && report.pushed.isEmpty)
+            #expect(try await liveHashes(b) == (try await liveHashes(a)))
+            #expect(try b.read("c5.vcf") == (try a.read("c5.vcf")))
+            // The contact without UID keeps its identity and is not pushed back as a new one.
+            let back = try await sync(b, remote)
+            #expect(!back.hasChanges)
+            #expect(try await remoteHashes(remote).count == 13)
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func twoBooksExchangeEditsAdditionsAndDeletionsThroughOneServer(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            let b = try makeBook("b")
+            try fill(a, count: 10)
+            try await sync(a, remote)
+            try await sync(b, remote)
+            // Edit, add and delete in A; add and delete in B.
+            try a.write(card("c1", "Person C1", email: "new@example.com"), to: "c1.vcf")
+            try a.write(card("fromA", "From A"), to: "fromA.vcf")
+            try a.remove("c2.vcf")
+            try b.write(card("fromB", "From B"), to: "fromB.vcf")
+            try b.remove("c3.vcf")
+            let pushedA = try await sync(a, remote)
+            #expect(pushedA.pushedCounts == (1, 1, 1))
+            let bReport = try await sync(b, remote)
+            #expect(bReport.pulledCounts == (1, 1, 1) && bReport.pushedCounts == (1, 0, 1))
+            let aReport = try await sync(a, remote)
+            #expect(aReport.pulledCounts == (1, 0, 1) && aReport.pushed.isEmpty)
+            let expected = try await liveHashes(a)
+            #expect(expected.count == 10)
+            #expect(try await liveHashes(b) == expected)
+            #expect(try await remoteHashes(remote) == expected)
+            #expect(try b.read("c1.vcf").contains("new@example.com"))
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func aRenamedFileTravelsAsNothing(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            let b = try makeBook("b")
+            try fill(a, count: 3)
+            try await sync(a, remote)
+            try await sync(b, remote)
+            try FileManager.default.moveItem(at: a.appendingPathComponent("c1.vcf"), to: a.appendingPathComponent("renamed.vcf"))
+            let report = try await sync(a, remote)
+            #expect(!report.hasChanges)
+            #expect(!(try await sync(b, remote)).hasChanges)
+            #expect(try await liveHashes(b) == (try await liveHashes(a)))
+            #expect(a.contactFiles.contains("renamed.vcf") && b.contactFiles.contains("c1.vcf"))
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func deletionsTravelBothWaysAsTombstones(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            let b = try makeBook("b")
+            try fill(a, count: 4)
+            try await sync(a, remote)
+            try await sync(b, remote)
+            try a.remove("c0.vcf")
+            try await sync(a, remote)
+            let tombstone = try await remote.db.allDocuments(keys: ["contact:c0"])
+            #expect(tombstone.first?.isDeleted == true)
+            let pulled = try await sync(b, remote)
+            #expect(pulled.pulled.map(\.kind) == [.delete] && !b.contactFiles.contains("c0.vcf"))
+            try b.remove("c1.vcf")
+            try await sync(b, remote)
+            try await sync(a, remote)
+            #expect(a.contactFiles == ["c2.vcf", "c3.vcf"])
+            // The deleted version stays restorable.
+            try await AddressBook.withOpen(at: a) { book in _ = try await book.restore(uid: "c1") }
+            #expect(a.contactFiles.contains("c1.vcf"))
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func dryRunPlansByNameAndChangesNothing(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            let b = try makeBook("b")
+            try fill(a, count: 3)
+            try await sync(a, remote)
+            try await sync(b, remote)
+            try a.write(card("c0", "Person C0", note: "edited in A"), to: "c0.vcf")
+            try await sync(a, remote)
+            try b.write(card("c0", "Person C0", note: "edited in B"), to: "c0.vcf")
+            try b.write(card("new", "Brand New"), to: "new.vcf")
+            try b.remove("c2.vcf")
+            let before = try b.contents()
+            let journalBefore = try Data(contentsOf: b.appendingPathComponent(".cardsync/journal.jsonl"))
+            let remoteBefore = try await remoteHashes(remote)
+            let plan = try await sync(b, remote, policy: .remote, dryRun: true)
+            #expect(plan.isDryRun)
+            #expect(plan.conflicts.map(\.name) == ["Person C0"])
+            #expect(plan.pulled.map(\.name) == ["Person C0"])
+            #expect(Set(plan.pushed.map(\.name)) == ["Brand New", "Person C2", "Person C0"])
+            #expect(try b.contents() == before)
+            #expect(try await remoteHashes(remote) == remoteBefore)
+            // The dry run's only journal lines are the scan of the folder's own edits.
+            let journalAfter = try String(decoding: Data(contentsOf: b.appendingPathComponent(".cardsync/journal.jsonl")), as: UTF8.self)
+            let added = journalAfter.dropFirst(journalBefore.count).split(separator: "\n")
+            #expect(added.allSatisfy { $0.contains("\"source\":\"folder\"") })
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func oneBadCardOrDocumentDoesNotStopTheRest(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 5)
+            try a.write("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Broken\r\nthis is not a property\r\n", to: "broken.vcf")
+            let first = try await sync(a, remote)
+            #expect(first.pushed.count == 5)
+            // A document another client broke: its text is not a vCard.
+            let broken = try await remote.db.document(id: "contact:c1")
+            var edited = broken
+            edited["vcard"] = "not a vcard at all"
+            try await remote.db.put(edited)
+            try await remote.db.put(["_id": "contact:other", "type": "contact", "uid": "other", "vcard": .string(card("other", "Other Person"))])
+            let b = try makeBook("b")
+            let report = try await sync(b, remote)
+            #expect(report.problems.map(\.subject) == ["contact:c1"])
+            #expect(Set(report.pulled.map(\.uid)) == ["c0", "c2", "c3", "c4", "other"])
+            // A keeps its good version of c1 and is not overwritten by the broken one.
+            let back = try await sync(a, remote)
+            #expect(back.problems.map(\.subject) == ["contact:c1"])
+            #expect(try a.read("c1.vcf").contains("FN:Person C1"))
+            #expect(try a.read("broken.vcf").contains("this is not a property"))
+        }
+    }
+}
+
+extension Endpoint {
+    var isServe: Bool { if case .serve = self { true } else { false } }
+}
