@@ -9,7 +9,7 @@ struct LogCommand: AsyncParsableCommand {
         discussion: """
         Each line is one journal event: its sequence number (for `cardsync restore --seq`), the time \
         (UTC), what happened, the contact's name and UID, its file, and where the change came from \
-        (folder: another program; import; remote; user).
+        (folder: another program; import; remote; user). A `conflict` event is a server version         that lost a sync conflict, kept so that `cardsync restore --seq` can bring it back.         --sync also lists the sync bookkeeping: `sync` (a contact in step with a server         revision) and `checkpoint` events.
 
         Examples:
           cardsync log ~/contacts --limit 20
@@ -26,13 +26,18 @@ struct LogCommand: AsyncParsableCommand {
     @Option(help: "Show at most this many events.")
     var limit: Int?
 
+    @Flag(help: "Also list sync bookkeeping events (sync, checkpoint).")
+    var sync = false
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
     func run() async throws {
         try await reportingFailures {
             let events = try await BookSession.open(directory) { book in
-                try await book.history(of: uid, limit: limit)
+                let all = try await book.history(of: uid)
+                    .filter { sync || $0.operation.changesContact || $0.operation == .conflict }
+                return Array(all.prefix(limit ?? Int.max))
             }
             if let uid, events.isEmpty {
                 throw CommandFailure(message: "no event is about \(uid) (try `cardsync log \(directory)`)", exitCode: .failure)

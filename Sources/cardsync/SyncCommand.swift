@@ -67,11 +67,15 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Documents per _bulk_docs request.")
     var batchSize = 500
 
+    @Option(help: "Attempts per request on network errors, timeouts, 5xx and 429 (with backoff and jitter).")
+    var attempts = 5
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
     func validate() throws {
         guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
+        guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be between 1 and 20") }
     }
 
     func run() async throws {
@@ -82,7 +86,7 @@ struct SyncCommand: AsyncParsableCommand {
                                       progress: StandardError.isTerminal && format == .text ? SyncProgressLine.show : nil)
             let outcome: (SyncReport, RemoteChoice)
             if let choice {
-                outcome = (try await Self.sync(book: book, choice: choice, options: options), choice)
+                outcome = (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts), choice)
             } else {
                 outcome = try await EmbeddedEndpoint.with { choice, startedHere in
                     if format == .text {
@@ -90,7 +94,7 @@ struct SyncCommand: AsyncParsableCommand {
                             + "(data: \(choice.embeddedData ?? "")\(startedHere ? ", served for this sync" : ", the running cardsync serve")); "
                             + "`cardsync remote \(book) set URL` syncs elsewhere")
                     }
-                    return (try await Self.sync(book: book, choice: choice, options: options), choice)
+                    return (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts), choice)
                 }
             }
             if StandardError.isTerminal && format == .text { StandardError.writeProgress("\r\u{1B}[K") }
@@ -103,9 +107,9 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
-    static func sync(book: String, choice: RemoteChoice, options: SyncOptions) async throws -> SyncReport {
+    static func sync(book: String, choice: RemoteChoice, options: SyncOptions, attempts: Int) async throws -> SyncReport {
         do {
-            return try await withRemoteClient(choice) { client, counter in
+            return try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: attempts)) { client, counter in
                 try await BookSession.open(book) { addressBook in
                     var report = try await SyncEngine(book: addressBook, database: client.database(choice.location.database),
                                                       remote: choice.key, options: options).sync()

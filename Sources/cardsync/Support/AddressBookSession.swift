@@ -17,6 +17,8 @@ struct EventOutput: Encodable {
     var previousHash: String?
     var restoredSeq: Int?
     var duplicateOf: String?
+    var remote: String?
+    var rev: String?
 
     init(_ event: JournalEvent) {
         seq = event.sequence
@@ -31,6 +33,8 @@ struct EventOutput: Encodable {
         previousHash = event.previousHash?.hexDigits
         restoredSeq = event.restoredSequence
         duplicateOf = event.duplicateOf
+        remote = event.remote
+        rev = event.remoteRevision
     }
 }
 

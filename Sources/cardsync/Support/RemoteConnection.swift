@@ -180,7 +180,7 @@ final class CountingTransport: CouchTransport, @unchecked Sendable {
 func withRemoteClient<Result: Sendable>(_ choice: RemoteChoice, retry: RetryPolicy = RetryPolicy(),
                                         _ body: (CouchClient, CountingTransport) async throws -> Result) async throws -> Result {
     let configuration = CouchClient.Configuration(insecure: choice.insecure, retry: retry)
-    let timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(120))
+    let timeout = HTTPClient.Configuration.Timeout(connect: .seconds(3), read: .seconds(120))
     let httpConfiguration = choice.insecure ? HTTPClient.Configuration(certificateVerification: .none, timeout: timeout)
         : HTTPClient.Configuration(timeout: timeout)
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)

@@ -1,0 +1,128 @@
+import ContactStore
+import Foundation
+import Testing
+import TestSupport
+
+/// `cardsync sync`, `remote` and `status` through the built binary: output, exit statuses, the
+/// embedded endpoint, and that no password ends up anywhere.
+@Suite(.serialized) struct SyncCommandLineTests {
+    func run(_ arguments: [String], _ environment: [String: String] = [:]) throws -> CLIRunner.Result {
+        try CLIRunner.run(arguments, environment: environment)
+    }
+
+    func expectSchemaValid(_ result: CLIRunner.Result, _ command: String) throws {
+        #expect(result.standardOutput.contains("\"command\" : \"\(command)\""), "\(result.standardOutput)\(result.standardError)")
+        guard SchemaValidator.isAvailable else { return }
+        let problems = try SchemaValidator.problems(validating: result.outputBytes, against: "cli-output.schema.json")
+        #expect(problems.isEmpty, "\(command): \(problems)")
+    }
+
+    @Test func remoteSyncAndStatusWithAPasswordThatIsNeverWrittenOrPrinted() throws {
+        let root = try TestPaths.makeTemporaryDirectory("cli-sync")
+        let server = try ServeProcess(data: root.appendingPathComponent("server"))
+        defer { server.stop() }
+        let password = "kill-test"
+        let a = root.appendingPathComponent("a")
+        #expect(try run(["init", a.path]).status == 0)
+        try fill(a, count: 6)
+        let url = "http://admin@127.0.0.1:\(server.port)/people"
+
+        let set = try run(["remote", a.path, "set", url, "--format", "json"])
+        #expect(set.status == 0, "\(set.standardError)")
+        try expectSchemaValid(set, "remote")
+        let shown = try run(["remote", a.path, "show"])
+        #expect(shown.standardOutput.contains("http://admin@127.0.0.1:\(server.port)/people"))
+
+        // Without the password: refused with the credentials status and a hint.
+        let refused = try run(["sync", a.path])
+        #expect(refused.status == 77, "\(refused.standardError)")
+        #expect(refused.standardError.contains("CARDSYNC_PASSWORD"))
+
+        let environment = ["CARDSYNC_PASSWORD": password]
+        let plan = try run(["sync", a.path, "--dry-run"], environment)
+        #expect(plan.status == 0, "\(plan.standardError)")
+        #expect(plan.standardOutput.contains("Would sync") && plan.standardOutput.contains("+ Person C3"))
+        let synced = try run(["sync", a.path, "--format", "json"], environment)
+        #expect(synced.status == 0, "\(synced.standardError)")
+        try expectSchemaValid(synced, "sync")
+        #expect(synced.standardOutput.contains("\"created\" : ") == false)
+        #expect(synced.standardOutput.contains("\"createdDatabase\" : true"))
+
+        try a.write(card("c1", "Person C1", note: "edited"), to: "c1.vcf")
+        let status = try run(["status", a.path, "--format", "json"])
+        #expect(status.status == 0, "\(status.standardError)")
+        try expectSchemaValid(status, "status")
+        #expect(status.standardOutput.contains("\"change\" : \"update\""))
+        let text = try run(["status", a.path])
+        #expect(text.standardOutput.contains("pending local changes: 1") && text.standardOutput.contains("~ Person C1"))
+
+        let passwordFile = root.appendingPathComponent("password")
+        try Data((password + "\n").utf8).write(to: passwordFile)
+        let again = try run(["sync", a.path, "--password-file", passwordFile.path])
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(again.standardOutput.contains("pushed: 0 added, 1 updated, 0 deleted"))
+
+        // The journal's lines (sync events included) follow their schema.
+        if SchemaValidator.isAvailable {
+            let lines = try String(contentsOf: a.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8).split(separator: "\n")
+            #expect(lines.contains { $0.contains("\"op\":\"sync\"") } && lines.contains { $0.contains("\"op\":\"checkpoint\"") })
+            for line in lines.prefix(40) {
+                let problems = try SchemaValidator.problems(validating: Data(line.utf8), against: "journal-event.schema.json")
+                #expect(problems.isEmpty, "\(line): \(problems)")
+            }
+        }
+        let log = try run(["log", a.path, "--sync", "--format", "json", "--limit", "5"])
+        try expectSchemaValid(log, "log")
+
+        // No password in any output, the journal or the settings.
+        var everything = [set, shown, refused, plan, synced, status, text, again, log].map { $0.standardOutput + $0.standardError }.joined()
+        let meta = a.appendingPathComponent(".cardsync")
+        for name in try FileManager.default.contentsOfDirectory(atPath: meta.path) {
+            everything += String(decoding: (try? Data(contentsOf: meta.appendingPathComponent(name))) ?? Data(), as: UTF8.self)
+        }
+        #expect(!everything.contains(password))
+        #expect(!everything.contains("YWRtaW46a2lsbC10ZXN0"))  // admin:kill-test in base64 (an auth header)
+
+        let removed = try run(["remote", a.path, "remove"])
+        #expect(removed.status == 0 && !FileManager.default.fileExists(atPath: meta.appendingPathComponent("remote.json").path))
+    }
+
+    @Test func withoutARemoteTheEmbeddedEndpointIsUsedAndSaysSo() throws {
+        let root = try TestPaths.makeTemporaryDirectory("cli-embedded")
+        let environment = ["CARDSYNC_SERVER_DATA": root.appendingPathComponent("embedded").path]
+        let a = root.appendingPathComponent("a")
+        let b = root.appendingPathComponent("b")
+        #expect(try run(["init", a.path]).status == 0)
+        #expect(try run(["init", b.path]).status == 0)
+        try fill(a, count: 4)
+        let first = try run(["sync", a.path], environment)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardError.contains("embedded endpoint"))
+        #expect(first.standardOutput.contains("pushed: 4 added"))
+        let second = try run(["sync", b.path], environment)
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput.contains("pulled: 4 added"))
+        #expect(b.contactFiles == a.contactFiles)
+        // A running `cardsync serve` on the same data folder is used instead of starting another.
+        let server = try ServeProcess(data: root.appendingPathComponent("embedded"), admin: nil)
+        defer { server.stop() }
+        try fill(a, count: 5)
+        let third = try run(["sync", a.path], environment)
+        #expect(third.status == 0, "\(third.standardError)")
+        #expect(third.standardError.contains("the running cardsync serve"))
+        #expect(third.standardOutput.contains("pushed: 1 added"))
+    }
+
+    @Test func exitStatusesSayWhatWentWrong() throws {
+        let root = try TestPaths.makeTemporaryDirectory("cli-exit")
+        let a = root.appendingPathComponent("a")
+        #expect(try run(["init", a.path]).status == 0)
+        let noDatabase = try run(["sync", a.path, "--remote", "http://127.0.0.1:9"])
+        #expect(noDatabase.status == 78 && noDatabase.standardError.contains("names no database"))
+        let unreachable = try run(["sync", a.path, "--remote", "http://127.0.0.1:9/contacts", "--attempts", "1"])
+        #expect(unreachable.status == 69, "\(unreachable.standardError)")
+        #expect(unreachable.standardError.contains("cannot reach"))
+        let notABook = try run(["sync", root.appendingPathComponent("missing").path, "--remote", "http://127.0.0.1:9/contacts"])
+        #expect(notABook.status != 0 && notABook.standardError.contains("cardsync init"))
+    }
+}
