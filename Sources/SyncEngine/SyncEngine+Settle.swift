@@ -48,7 +48,8 @@ extension SyncEngine {
                 localCard: () async -> StoredContact?) async -> Settlement {
         var settlement = Settlement()
         let localHash = record?.hash
-        let localChanged = state.map { localHash != $0.hash } ?? (localHash != nil)
+        // Without a sync state, any local record (even a deletion) is a local change the remote has not seen.
+        let localChanged = state.map { localHash != $0.hash } ?? (record != nil)
         let remoteName: String? = if case .live(let decoded) = remoteSide { decoded.card.formattedName } else { nil }
         let name = remoteName ?? record?.name ?? uid
 

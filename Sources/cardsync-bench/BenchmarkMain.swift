@@ -33,6 +33,10 @@ struct BenchmarkMain {
             try StoreBenchmark.run(Array(arguments.dropFirst()))
             return
         }
+        if arguments.first == "sync" {
+            try SyncBenchmark.run(Array(arguments.dropFirst()))
+            return
+        }
         if arguments.first == "couch" {
             return CouchBenchmark.run(Array(arguments.dropFirst()))
         }

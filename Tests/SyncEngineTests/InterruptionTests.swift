@@ -19,11 +19,12 @@ import Glibc
         let a = root.appendingPathComponent("a")
         try AddressBook.create(at: a)
         try fill(a, count: 400)
-        var generator = SplitMix(seed: 7)
+        let seed = ProcessInfo.processInfo.environment["CARDSYNC_KILL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        var generator = SplitMix(seed: seed)
         var killed = 0
         for round in 0..<20 {
             // Edits between interrupted syncs: they must all arrive.
-            for index in 0..<3 {
+            for index in 0..<25 {
                 let uid = "c\(Int(generator.next() % 400))"
                 if FileManager.default.fileExists(atPath: a.appendingPathComponent("\(uid).vcf").path) {
                     try a.write(card(uid, "Person \(uid)", note: "round \(round) edit \(index)"), to: "\(uid).vcf")
@@ -31,8 +32,8 @@ import Glibc
             }
             try a.write(card("new\(round)", "New \(round)"), to: "new\(round).vcf")
             if round % 4 == 3 { try? a.remove("c\(round).vcf") }
-            let delay = Int(generator.next() % 300)
-            let outcome = try runKilled(["sync", a.path, "--remote", remoteURL, "--batch-size", "20"], afterMilliseconds: delay)
+            let delay = Int(generator.next() % 250)
+            let outcome = try runKilled(["sync", a.path, "--remote", remoteURL, "--batch-size", "5"], afterMilliseconds: delay)
             if outcome == .killed { killed += 1 }
         }
         let final = try CLIRunner.run(["sync", a.path, "--remote", remoteURL, "--format", "json"])
@@ -45,15 +46,15 @@ import Glibc
         let pulled = try CLIRunner.run(["sync", b.path, "--remote", remoteURL])
         #expect(pulled.status == 0, "\(pulled.standardError)")
         let expected = try await liveHashes(a)
-        #expect(expected.count == 400 + 20 - 5)
+        #expect(expected.count == 400 + 20 - 5, "seed \(seed)")
         #expect(try await liveHashes(b) == expected)
         #expect(try a.read("new19.vcf") == (try b.read("new19.vcf")))
         // Every file in A is what the test last wrote (no edit lost, none reverted by a pull).
         for file in a.contactFiles where file.hasPrefix("c") {
             #expect(try b.read(file) == (try a.read(file)))
         }
-        print("kill -9 during sync: \(killed) of 20 runs killed mid-sync; converged with \(expected.count) contacts")
-        #expect(killed >= 8)
+        print("kill -9 during sync (seed \(seed)): \(killed) of 20 runs killed mid-sync; converged with \(expected.count) contacts")
+        #expect(killed >= 10, "most runs must be cut short for the test to mean something")
     }
 
     @Test func serverStoppedMidSyncThenRestartedConverges() async throws {
