@@ -61,7 +61,7 @@ enum EmbeddedEndpoint {
         let environment = ProcessInfo.processInfo.environment
         if let data = environment["CARDSYNC_SERVER_DATA"], !data.isEmpty { return data }
         let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() + "/.local/share")
+            ?? ((environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.local/share")
         return base + "/cardsync/server"
     }
 
