@@ -32,24 +32,40 @@ extension CouchClient {
             }
             headers.append(.init(name: "Content-Type", value: "application/json"))
         }
-        if let credentials {
+        let usesCookie = credentials != nil && configuration.authentication == .cookie
+        if let credentials, !usesCookie {
             let token = Data("\(credentials.name):\(credentials.password)".utf8).base64EncodedString()
             headers.append(.init(name: "Authorization", value: "Basic \(token)"))
         }
-        let request = CouchHTTPRequest(method: method, url: url, headers: headers, body: bytes)
+        var request = CouchHTTPRequest(method: method, url: url, headers: headers, body: bytes)
         let policy = configuration.retry
         var attempt = 0
+        var loggedInAgain = false
         while true {
             attempt += 1
             let failure: CouchClientError
             var retryAfter: Duration?
             do {
+                if usesCookie {
+                    let cookie = try await sessionCookie()
+                    request.headers = headers + [.init(name: "Cookie", value: cookie)]
+                }
                 let response = try await transport.send(request, timeout: configuration.requestTimeout)
+                if usesCookie {
+                    if let fresh = response.header("Set-Cookie").flatMap(Self.authSessionCookie) { session.set(fresh) }
+                    if response.status == 401 && !loggedInAgain {
+                        // The session expired: log in again once, at once.
+                        loggedInAgain = true
+                        session.set(nil)
+                        attempt -= 1
+                        continue
+                    }
+                }
                 if (200..<300).contains(response.status) {
                     return try decode(response, method: method, url: url, documentID: documentID)
                 }
                 failure = Self.error(for: response, method: method, url: url, documentID: documentID, attempts: attempt)
-                retryAfter = response.header("Retry-After").flatMap(Self.parseRetryAfter)
+                retryAfter = response.header("Retry-After").flatMap { Self.parseRetryAfter($0) }
             } catch let error as CouchClientError {
                 if error.code == .invalidResponse { throw error }
                 var error = error
@@ -97,13 +113,69 @@ extension CouchClient {
         )
     }
 
-    /// `Retry-After` in seconds (the HTTP-date form is ignored).
-    static func parseRetryAfter(_ value: String) -> Duration? {
+    /// `Retry-After` as seconds, or as an HTTP date (the time left until then).
+    static func parseRetryAfter(_ value: String, now: Date = Date()) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed), seconds >= 0 { return .seconds(seconds) }
         if let seconds = Double(trimmed), seconds >= 0 { return .milliseconds(Int(seconds * 1000)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) {
+                return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
+            }
+        }
         return nil
     }
+
+    /// The `AuthSession=…` pair of a `Set-Cookie` header.
+    static func authSessionCookie(_ header: String) -> String? {
+        guard let pair = header.split(separator: ";").first?.trimmingCharacters(in: .whitespaces),
+              pair.hasPrefix("AuthSession="), pair.count > "AuthSession=".count else { return nil }
+        return pair
+    }
+
+    /// The current session cookie, logging in with `POST /_session` when there is none.
+    func sessionCookie() async throws -> String {
+        if let cookie = session.value { return cookie }
+        guard let credentials else { throw CouchClientError(.unauthorized, reason: "cookie authentication needs credentials") }
+        let url = baseURL + "/_session"
+        let body = try CouchJSON.object(["name": .string(credentials.name), "password": .string(credentials.password)]).serialized()
+        let request = CouchHTTPRequest(method: "POST", url: url,
+                                       headers: [.init(name: "Accept", value: "application/json"),
+                                                 .init(name: "Content-Type", value: "application/json")],
+                                       body: Array(body))
+        let response: CouchHTTPResponse
+        do {
+            response = try await transport.send(request, timeout: configuration.requestTimeout)
+        } catch let error as CouchClientError {
+            var error = error
+            error.method = "POST"
+            error.url = url
+            throw error
+        } catch {
+            throw CouchClientError(.network, method: "POST", url: url, underlying: String(describing: error))
+        }
+        guard (200..<300).contains(response.status) else {
+            throw Self.error(for: response, method: "POST", url: url, documentID: nil, attempts: 1)
+        }
+        guard let cookie = response.header("Set-Cookie").flatMap(Self.authSessionCookie) else {
+            throw CouchClientError(.invalidResponse, status: response.status, reason: "the server sent no AuthSession cookie", method: "POST", url: url)
+        }
+        session.set(cookie)
+        return cookie
+    }
+}
+
+/// The session cookie shared by copies of a client.
+final class SessionCookie: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cookie: String?
+
+    var value: String? { lock.withLock { cookie } }
+    func set(_ value: String?) { lock.withLock { cookie = value } }
 }
 
 /// Percent-encoding for path segments and query values.

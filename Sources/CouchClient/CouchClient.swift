@@ -43,15 +43,27 @@ public struct CouchClient: Sendable {
         public var insecure: Bool
         /// When to repeat failed requests.
         public var retry: RetryPolicy
+        /// How the credentials are presented.
+        public var authentication: Authentication
 
-        /// A configuration: 60 s per request, 10 s to connect, certificates verified, 5 attempts.
+        /// A configuration: 60 s per request, 10 s to connect, certificates verified, 5 attempts, basic auth.
         public init(requestTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10),
-                    insecure: Bool = false, retry: RetryPolicy = RetryPolicy()) {
+                    insecure: Bool = false, retry: RetryPolicy = RetryPolicy(), authentication: Authentication = .basic) {
             self.requestTimeout = requestTimeout
             self.connectTimeout = connectTimeout
             self.insecure = insecure
             self.retry = retry
+            self.authentication = authentication
         }
+    }
+
+    /// How credentials reach the server.
+    public enum Authentication: String, Sendable, Hashable {
+        /// An `Authorization: Basic` header on every request.
+        case basic
+        /// One `POST /_session`, then the `AuthSession` cookie (renewed when the server sends a
+        /// fresh one, and by logging in again after a 401): the password crosses the network once.
+        case cookie
     }
 
     /// The server's URL without credentials and without a trailing slash.
@@ -61,6 +73,7 @@ public struct CouchClient: Sendable {
     /// Timeouts, TLS and retries.
     public let configuration: Configuration
     let credentials: Credentials?
+    let session = SessionCookie()
     let transport: any CouchTransport
     let sleep: @Sendable (Duration) async throws -> Void
     let logger: Logger

@@ -64,6 +64,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Do not verify the server's TLS certificate.")
     var insecure = false
 
+    @Flag(help: "Log in once with POST /_session and use its cookie, instead of sending the password with every request.")
+    var cookieAuth = false
+
     @Option(help: "Documents per _bulk_docs request.")
     var batchSize = 500
 
@@ -86,7 +89,7 @@ struct SyncCommand: AsyncParsableCommand {
                                       progress: StandardError.isTerminal && format == .text ? SyncProgressLine.show : nil)
             let outcome: (SyncReport, RemoteChoice)
             if let choice {
-                outcome = (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts), choice)
+                outcome = (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts, cookie: cookieAuth), choice)
             } else {
                 outcome = try await EmbeddedEndpoint.with { choice, startedHere in
                     if format == .text {
@@ -94,7 +97,7 @@ struct SyncCommand: AsyncParsableCommand {
                             + "(data: \(choice.embeddedData ?? "")\(startedHere ? ", served for this sync" : ", the running cardsync serve")); "
                             + "`cardsync remote \(book) set URL` syncs elsewhere")
                     }
-                    return (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts), choice)
+                    return (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts, cookie: cookieAuth), choice)
                 }
             }
             if StandardError.isTerminal && format == .text { StandardError.writeProgress("\r\u{1B}[K") }
@@ -107,9 +110,10 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
-    static func sync(book: String, choice: RemoteChoice, options: SyncOptions, attempts: Int) async throws -> SyncReport {
+    static func sync(book: String, choice: RemoteChoice, options: SyncOptions, attempts: Int, cookie: Bool) async throws -> SyncReport {
         do {
-            return try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: attempts)) { client, counter in
+            return try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: attempts),
+                                              authentication: cookie ? .cookie : .basic) { client, counter in
                 try await BookSession.open(book) { addressBook in
                     var report = try await SyncEngine(book: addressBook, database: client.database(choice.location.database),
                                                       remote: choice.key, options: options).sync()

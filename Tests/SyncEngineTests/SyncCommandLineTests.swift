@@ -58,7 +58,7 @@ import TestSupport
 
         let passwordFile = root.appendingPathComponent("password")
         try Data((password + "\n").utf8).write(to: passwordFile)
-        let again = try run(["sync", a.path, "--password-file", passwordFile.path])
+        let again = try run(["sync", a.path, "--password-file", passwordFile.path, "--cookie-auth"])
         #expect(again.status == 0, "\(again.standardError)")
         #expect(again.standardOutput.contains("pushed: 0 added, 1 updated, 0 deleted"))
 

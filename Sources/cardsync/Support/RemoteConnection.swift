@@ -178,8 +178,9 @@ final class CountingTransport: CouchTransport, @unchecked Sendable {
 
 /// Runs `body` with a client for `choice` (over a counting transport), shutting it down after.
 func withRemoteClient<Result: Sendable>(_ choice: RemoteChoice, retry: RetryPolicy = RetryPolicy(),
+                                        authentication: CouchClient.Authentication = .basic,
                                         _ body: (CouchClient, CountingTransport) async throws -> Result) async throws -> Result {
-    let configuration = CouchClient.Configuration(insecure: choice.insecure, retry: retry)
+    let configuration = CouchClient.Configuration(insecure: choice.insecure, retry: retry, authentication: authentication)
     let timeout = HTTPClient.Configuration.Timeout(connect: .seconds(3), read: .seconds(120))
     let httpConfiguration = choice.insecure ? HTTPClient.Configuration(certificateVerification: .none, timeout: timeout)
         : HTTPClient.Configuration(timeout: timeout)
