@@ -183,3 +183,59 @@ import TestSupport
 extension Endpoint {
     var isServe: Bool { if case .serve = self { true } else { false } }
 }
+
+/// Identity and matching: fresh starts, odd UIDs, duplicates.
+@Suite struct SyncMatchingTests {
+    @Test(arguments: Endpoint.all)
+    func identicalContactsOnBothSidesMatchWithoutTransferAfterAFreshStart(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            let b = try makeBook("b")
+            try fill(a, count: 8)
+            try fill(b, count: 8)
+            // Same content, other folding and parameter case in B: still the same contact.
+            try b.write("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:c2\r\nFN:Person \r\n C2\r\nemail:p2@example.com\r\nEND:VCARD\r\n", to: "c2.vcf")
+            try await sync(a, remote)
+            let before = try b.contents()
+            let report = try await sync(b, remote)
+            #expect(report.matched == 8 && report.pulled.isEmpty && report.pushed.isEmpty && report.conflicts.isEmpty)
+            #expect(try b.contents() == before)
+            #expect(!(try await sync(b, remote)).hasChanges)
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func uidsThatCouchDBReservesOrURLsMangleTravelIntact(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            let odd = ["_design", "_local/x", "a/b c?d#e%f", "urn:uuid:0d3c6a1e-5f2b-4c8e-9a7d-1b2c3d4e5f60", "Zoë-☎-名前"]
+            for (index, uid) in odd.enumerated() { try a.write(card(uid, "Odd \(index)"), to: "odd\(index).vcf") }
+            let report = try await sync(a, remote)
+            #expect(report.pushed.count == odd.count && report.problems.isEmpty, "\(report.problems)")
+            #expect(Set(try await remoteHashes(remote).keys) == Set(odd))
+            let b = try makeBook("b")
+            try await sync(b, remote)
+            #expect(try await liveHashes(b) == (try await liveHashes(a)))
+            #expect(!(try await sync(b, remote)).hasChanges)
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func contactsThatBecomeIdenticalAreReportedAndRemovedOnlyWithDedupe(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            let b = try makeBook("b")
+            try await sync(a, remote)
+            try a.write(card(nil, "Same Person", email: "same@example.com"), to: "one.vcf")
+            try await sync(a, remote)
+            try b.write(card(nil, "Same Person", email: "same@example.com"), to: "two.vcf")
+            let reported = try await sync(b, remote)
+            #expect(reported.duplicates.count == 1 && reported.duplicates[0].count == 2)
+            #expect(b.contactFiles.count == 2)
+            let removed = try await sync(b, remote, dedupe: true)
+            #expect(removed.removedDuplicates.count == 1 && b.contactFiles.count == 1)
+            try await sync(a, remote)
+            #expect(a.contactFiles.count == 1)
+        }
+    }
+}
