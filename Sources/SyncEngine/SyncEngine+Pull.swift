@@ -1,5 +1,6 @@
 import ContactStore
 import CouchClient
+import Foundation
 import VCardKit
 
 extension SyncEngine {
@@ -22,14 +23,25 @@ extension SyncEngine {
         let records = Dictionary(uniqueKeysWithValues: await book.allRecords().map { ($0.uid, $0) })
         try checkRemoteEmptied(candidates, states: states, records: records)
         var done = 0
-        var start = 0
-        while start < candidates.count {
-            let batch = Array(candidates[start..<min(start + options.batchSize, candidates.count)])
-            start += batch.count
-            let rows = try await database.allDocuments(keys: batch.map(\.id), includeDocuments: true, conflicts: true)
+        let batches = stride(from: 0, to: candidates.count, by: options.batchSize).map {
+            Array(candidates[$0..<min($0 + options.batchSize, candidates.count)])
+        }
+        let database = self.database
+        func fetch(_ index: Int) -> Task<[AllDocumentsRow], any Error>? {
+            guard index < batches.count else { return nil }
+            let keys = batches[index].map(\.id)
+            return Task { try await database.allDocuments(keys: keys, includeDocuments: true, conflicts: true) }
+        }
+        var pending = fetch(0)
+        for batchIndex in batches.indices {
+            let batch = batches[batchIndex]
+            // The next batch is fetched while this one is applied.
+            let rows = try await pending!.value
+            pending = fetch(batchIndex + 1)
+            let decoded = await Self.decodeInParallel(rows)
             var changes: [RemoteChange] = []
             var settlements: [(uid: String, settlement: Settlement)] = []
-            for row in rows {
+            for (rowIndex, row) in rows.enumerated() {
                 guard let uid = ContactDocument.uid(fromDocumentID: row.key) else { continue }
                 let state = states[uid]
                 let side: RemoteSide
@@ -47,12 +59,15 @@ extension SyncEngine {
                         if let settlement { settlements.append((uid, settlement)) } else { outcome.skipped.insert(uid) }
                         continue
                     }
-                    do {
-                        side = .live(try ContactDocument.decode(document))
-                    } catch {
+                    switch decoded[rowIndex] {
+                    case .success(let value)?:
+                        side = .live(value)
+                    case .failure(let error)?:
                         report.problems.append(.init(subject: row.key, name: document["fn"]?.stringValue,
                                                      message: "\(error.message); the document was left as it is, and the local contact is not pushed over it"))
                         outcome.skipped.insert(uid)
+                        continue
+                    case nil:
                         continue
                     }
                 }
@@ -86,6 +101,29 @@ extension SyncEngine {
             options.progress?(SyncProgress(phase: .pulling, done: done, total: candidates.count))
         }
         return outcome
+    }
+
+    /// Decodes the live, conflict-free documents of `rows` (parsing and hashing each card) on all cores.
+    static func decodeInParallel(_ rows: [AllDocumentsRow]) async -> [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?] {
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let chunk = max(1, (rows.count + workers - 1) / workers)
+        return await withTaskGroup(of: (Int, [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?]).self) { group in
+            for start in stride(from: 0, to: rows.count, by: chunk) {
+                let slice = Array(rows[start..<min(start + chunk, rows.count)])
+                group.addTask {
+                    (start, slice.map { row -> Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>? in
+                        guard row.error == nil, !row.isDeleted, let document = row.document,
+                              (document["_conflicts"]?.arrayValue ?? []).isEmpty else { return nil }
+                        do throws(ContactDocument.DocumentProblem) { return .success(try ContactDocument.decode(document)) } catch { return .failure(error) }
+                    })
+                }
+            }
+            var results = [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?](repeating: nil, count: rows.count)
+            for await (start, part) in group {
+                for (offset, value) in part.enumerated() { results[start + offset] = value }
+            }
+            return results
+        }
     }
 
     /// Refuses to apply a feed that deletes every contact of the last sync while this book

@@ -1,0 +1,47 @@
+import CouchClient
+import Foundation
+import SyncEngine
+import Testing
+import VCardKit
+
+/// The remote document: ids, derived fields recomputed from the text, times.
+@Suite struct ContactDocumentTests {
+    @Test(arguments: ["ada", "_design", "_local/x", "a/b c?d", "Zoë-☎"])
+    func documentIDsMapUIDsReversibly(uid: String) {
+        let id = ContactDocument.documentID(forUID: uid)
+        #expect(!id.hasPrefix("_"))
+        #expect(ContactDocument.uid(fromDocumentID: id) == uid)
+    }
+
+    @Test func derivedFieldsAreRecomputedFromTheTextNotTrusted() throws {
+        let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada Lovelace\r\nEMAIL:ada@example.com\r\nEND:VCARD\r\n"
+        let document: [String: CouchJSON] = ["_id": "contact:ada", "_rev": "3-0123456789abcdef0123456789abcdef", "vcard": .string(text),
+                                             "hash": .string(String(repeating: "0", count: 64)), "fn": "Someone Else",
+                                             "updated": "2026-11-22T05:09:44.120Z"]
+        let decoded = try ContactDocument.decode(document)
+        let card = try VCardReader.read(Array(text.utf8), sourceName: "t").cards[0]
+        #expect(decoded.hash == ContentHash(of: card))
+        #expect(decoded.card.formattedName == "Ada Lovelace")
+        #expect(decoded.updated == 1_795_324_184_120)
+        #expect(decoded.revision == "3-0123456789abcdef0123456789abcdef")
+    }
+
+    @Test func aCardWhoseUIDDisagreesWithItsIDIsRefused() {
+        let document: [String: CouchJSON] = ["_id": "contact:ada", "_rev": "1-0123456789abcdef0123456789abcdef",
+                                             "vcard": "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:bob\r\nFN:Bob\r\nEND:VCARD\r\n"]
+        #expect(throws: ContactDocument.DocumentProblem.self) { try ContactDocument.decode(document) }
+    }
+
+    @Test(arguments: [Int64(0), 1_795_324_184_120, 951_782_400_000, -1, 4_102_444_799_999])
+    func timesRoundTripThroughTheirText(milliseconds: Int64) throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let expected = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        let document: [String: CouchJSON] = ["_id": "contact:t", "_rev": "1-0123456789abcdef0123456789abcdef", "updated": .string(expected),
+                                             "vcard": "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:T\r\nEND:VCARD\r\n"]
+        #expect(try ContactDocument.decode(document).updated == milliseconds)
+        let written = ContactDocument.document(uid: "t", bytes: Array("x".utf8), card: VCard(), hash: ContentHash(of: VCard()),
+                                               revision: nil, updated: milliseconds)
+        #expect(written["updated"]?.stringValue == expected)
+    }
+}
