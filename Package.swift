@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "ContactStore", targets: ["ContactStore"]),
         .library(name: "CouchServer", targets: ["CouchServer"]),
         .library(name: "CouchClient", targets: ["CouchClient"]),
+        .library(name: "ContactDiff", targets: ["ContactDiff"]),
         .executable(name: "cardsync", targets: ["cardsync"]),
         .executable(name: "cardsync-bench", targets: ["cardsync-bench"]),
     ],
@@ -80,6 +81,13 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
+        // Comparing contact sets, finding duplicate people, merging them. (Issue 7 names SyncEngine;
+        // this lives in its own module so that SyncEngine can build on it.)
+        .target(
+            name: "ContactDiff",
+            dependencies: ["VCardKit", "VCardXML", "ContactStore"],
+            swiftSettings: sharedSwiftSettings
+        ),
         // Seeded, deterministic, realistic address books with duplicate labels.
         .target(
             name: "SampleGenerator",
@@ -92,6 +100,7 @@ let package = Package(
                 "VCardKit",
                 "VCardXML",
                 "ContactStore",
+                "ContactDiff",
                 "CouchServer",
                 "SampleGenerator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -140,6 +149,11 @@ let package = Package(
         .testTarget(
             name: "CouchClientTests",
             dependencies: ["CouchClient", "CouchServer", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "ContactDiffTests",
+            dependencies: ["ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
