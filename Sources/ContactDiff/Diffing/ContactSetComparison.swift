@@ -36,12 +36,12 @@ public struct ContactSetComparison: Sendable {
         var identical = 0
         var byText: [Int: [Int]] = [:]
         for (index, item) in old.items.enumerated() {
-            if let text = item.text { byText[text.hashValue, default: []].append(index) }
+            if let text = item.text { byText[Self.key(of: text), default: []].append(index) }
         }
         var oldTaken = [Bool](repeating: false, count: old.items.count)
         var newRest: [ContactSet.Item] = []
         for item in new.items {
-            if let text = item.text, let candidates = byText[text.hashValue],
+            if let text = item.text, let candidates = byText[Self.key(of: text)],
                let match = candidates.first(where: { !oldTaken[$0] && old.items[$0].text == text }) {
                 oldTaken[match] = true
                 identical += 1
@@ -53,6 +53,13 @@ public struct ContactSetComparison: Sendable {
         var difference = compare(ContactSet.parse(oldRest), ContactSet.parse(newRest))
         difference.summary.unchanged += identical
         return difference
+    }
+
+    /// A hash of a card's bytes, fed to the hasher as one block (not byte by byte).
+    static func key(of text: [UInt8]) -> Int {
+        var hasher = Hasher()
+        text.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
     }
 
     /// Compares parsed entries.

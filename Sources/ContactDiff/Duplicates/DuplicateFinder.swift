@@ -50,12 +50,29 @@ public struct DuplicateFinder: Sendable {
     public func clusters(in entries: [ContactEntry]) -> [DuplicateCluster] {
         let normalizer = phoneNormalizer
         let identities = Parallel.map(entries, minimumPerWorker: 256) { ContactIdentity(of: $0.card, phoneNormalizer: normalizer) }
-        var links: [DuplicateLink] = []
-        // Exact: chain the members of each hash group.
+        // Exact: chain the members of each hash group. Cards with the same content have the
+        // same name, e-mail addresses and numbers, so only cards that share those are hashed.
+        // (Every FN counts, in any order: a card with alternative names may list them in another order.)
+        let exactKeys = Parallel.map(Array(entries.indices), minimumPerWorker: 256) { index in
+            let identity = identities[index]
+            let names = entries[index].card.all("FN").map { NameNormalizer.key(of: $0.textValue) }.sorted()
+            return names.joined(separator: "/") + "|" + identity.emails.sorted().joined(separator: ",") + "|"
+                + identity.phones.map(\.digits).sorted().joined(separator: ",")
+        }
+        var byIdentity: [String: [Int]] = [:]
+        for (index, key) in exactKeys.enumerated() { byIdentity[key, default: []].append(index) }
+        let hashed = byIdentity.values.filter { $0.count > 1 }.flatMap { $0 }
+        let hashValues = Parallel.map(hashed, minimumPerWorker: 64) { entries[$0].hash }
+        var hashes: [Int: ContentHash] = [:]
         var byHash: [ContentHash: [Int]] = [:]
-        for (index, entry) in entries.enumerated() { byHash[entry.hash, default: []].append(index) }
+        for (index, hash) in zip(hashed, hashValues) {
+            hashes[index] = hash
+            byHash[hash, default: []].append(index)
+        }
+        var links: [DuplicateLink] = []
         for group in byHash.values where group.count > 1 {
-            for (first, second) in zip(group, group.dropFirst()) {
+            let members = group.sorted()
+            for (first, second) in zip(members, members.dropFirst()) {
                 links.append(DuplicateLink(first: first, second: second, confidence: .exact, score: 1, reasons: ["same content"]))
             }
         }
@@ -64,18 +81,19 @@ public struct DuplicateFinder: Sendable {
         for (index, identity) in identities.enumerated() {
             for key in ContactMatcher.blockingKeys(identity) { blocks[key, default: []].append(index) }
         }
-        var compared: Set<Pair> = []
+        var candidates: Set<Pair> = []
         for members in blocks.values where members.count > 1 && members.count <= maximumBlockSize {
             for (position, first) in members.enumerated() {
-                for second in members[(position + 1)...] {
-                    let pair = Pair(first, second)
-                    guard entries[first].hash != entries[second].hash, compared.insert(pair).inserted else { continue }
-                    if let link = link(pair.first, identities[pair.first], pair.second, identities[pair.second]), link.score >= threshold {
-                        links.append(link)
-                    }
+                for second in members[(position + 1)...] where hashes[first] == nil || hashes[first] != hashes[second] {
+                    candidates.insert(Pair(first, second))
                 }
             }
         }
+        let threshold = self.threshold
+        let scored = Parallel.map(Array(candidates), minimumPerWorker: 256) { pair in
+            link(pair.first, identities[pair.first], pair.second, identities[pair.second]).flatMap { $0.score >= threshold ? $0 : nil }
+        }
+        links += scored.compactMap { $0 }
         return Self.clusters(from: links, count: entries.count)
     }
 

@@ -37,9 +37,16 @@ public enum ContactSetReader {
         switch ContactFormat.detect(bytes.prefix(256)) {
         case .vcard:
             var parser = VCardParser(framingOnly: name)
-            parser.feed(bytes)
-            parser.finish()
             var items: [ContactSet.Item] = []
+            // In chunks of 1 MiB: the parser copies what it is fed, and frames are collected as they come.
+            var start = 0
+            repeat {
+                let end = min(start + (1 << 20), bytes.count)
+                parser.feed(bytes[start..<end])
+                while let frame = parser.nextFrame() { items.append(.frame(frame)) }
+                start = end
+            } while start < bytes.count
+            parser.finish()
             while let frame = parser.nextFrame() { items.append(.frame(frame)) }
             return ContactSet(name: name, items: items, diagnostics: parser.takeDiagnostics())
         case .jcard, .xcard:

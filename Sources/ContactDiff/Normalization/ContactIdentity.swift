@@ -44,7 +44,7 @@ public struct ContactIdentity: Sendable, Hashable {
 
     /// An e-mail address trimmed, without a `mailto:` scheme, and lower-cased.
     public static func normalizedEmail(_ address: String) -> String {
-        var text = address.trimmingCharacters(in: .whitespaces)
+        var text = ContactEntry.trimmed(address)
         if text.lowercased().hasPrefix("mailto:") { text = String(text.dropFirst(7)) }
         return text.lowercased()
     }

@@ -28,7 +28,7 @@ public enum NameNormalizer {
         var words: [String] = []
         var current = ""
         for scalar in folded.unicodeScalars {
-            if CharacterSet.alphanumerics.contains(scalar) {
+            if isLetterOrDigit(scalar) {
                 current.unicodeScalars.append(scalar)
             } else if scalar == "'" || scalar == "\u{2019}" {
                 continue  // O'Brien, d’Alembert: one word
@@ -41,6 +41,18 @@ public enum NameNormalizer {
         words = words.flatMap { word in isWrittenWithoutSpaces(word) ? word.map(String.init) : [word] }
         let kept = words.filter { !ignoredWords.contains($0) }
         return kept.isEmpty ? words : kept
+    }
+
+    /// Letters, marks and digits of any script (ASCII answered without a table look-up).
+    static func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x61...0x7A, 0x30...0x39, 0x41...0x5A: return true
+        case 0..<0x80: return false
+        default:
+            let properties = scalar.properties
+            return properties.isAlphabetic || properties.numericType != nil || properties.generalCategory == .nonspacingMark
+                || properties.generalCategory == .spacingMark
+        }
     }
 
     /// Whether a word is in a script written without spaces between name parts (Han, Hangul,
