@@ -111,4 +111,33 @@ import TestSupport
             #expect(try Data(contentsOf: book.appendingPathComponent(name)) == Data(text.utf8), "\(name)")
         }
     }
+
+    @Test func duplicatesMergeMergesOnlyConfidentClusters() throws {
+        let root = try TestPaths.makeTemporaryDirectory("duplicates-merge")
+        let book = root.appendingPathComponent("book")
+        try FileManager.default.createDirectory(at: book, withIntermediateDirectories: true)
+        let files = [
+            "grace.vcf": "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:grace\r\nFN:Grace Hopper\r\nTEL:+1 312 555 0142\r\nEND:VCARD\r\n",
+            "grace-2.vcf": "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:grace-2\r\nFN:Hopper Grace\r\nTEL:(312) 555-0142\r\nNOTE:Navy\r\nEND:VCARD\r\n",
+            "alan.vcf": "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:alan\r\nFN:Alan Turing\r\nEMAIL:alan@example.org\r\nEND:VCARD\r\n",
+            "alan-2.vcf": "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:alan-2\r\nFN:Alan Turnig\r\nEMAIL:alan@example.org\r\nEND:VCARD\r\n",
+        ]
+        for (name, text) in files { try Data(text.utf8).write(to: book.appendingPathComponent(name)) }
+        #expect(try CLIRunner.run(["init", book.path]).status == 0)
+
+        let result = try CLIRunner.run(["duplicates", book.path, "--merge", "--format", "json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        try expectValid(result)
+        let document = try #require(try JSONSerialization.jsonObject(with: result.outputBytes) as? [String: Any])
+        let clusters = try #require(document["clusters"] as? [[String: Any]])
+        #expect(Set(clusters.compactMap { $0["confidence"] as? String }) == ["strong", "fuzzy"])
+        let merged = try #require(document["merged"] as? [[String: Any]])
+        #expect(merged.count == 1, "only the strong cluster is merged")
+        #expect(FileManager.default.fileExists(atPath: book.appendingPathComponent("alan-2.vcf").path))
+        let kept = try #require(merged.first?["kept"] as? String)
+        #expect(try CLIRunner.run(["restore", book.path, kept]).status == 0)
+        for (name, text) in files {
+            #expect(try Data(contentsOf: book.appendingPathComponent(name)) == Data(text.utf8), "\(name)")
+        }
+    }
 }

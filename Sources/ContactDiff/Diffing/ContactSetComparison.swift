@@ -56,7 +56,7 @@ public struct ContactSetComparison: Sendable {
     }
 
     /// A hash of a card's bytes, fed to the hasher as one block (not byte by byte).
-    static func key(of text: [UInt8]) -> Int {
+    static func key(of text: ArraySlice<UInt8>) -> Int {
         var hasher = Hasher()
         text.withUnsafeBytes { hasher.combine(bytes: $0) }
         return hasher.finalize()

@@ -13,13 +13,19 @@ public struct ContactSet: Sendable {
     public enum Item: Sendable {
         /// A card of vCard text, framed but not parsed.
         case frame(VCardFrame)
+        /// A card of plain vCard text, not even framed: its bytes, the input's name, and the
+        /// line its `BEGIN:VCARD` is on.
+        case text(ArraySlice<UInt8>, source: String, line: Int)
         /// A card already parsed (jCard, xCard), with where it was read.
         case card(VCard, origin: String)
 
         /// The card's bytes as read, for vCard text.
-        public var text: [UInt8]? {
-            if case .frame(let frame) = self { return frame.text }
-            return nil
+        public var text: ArraySlice<UInt8>? {
+            switch self {
+            case .frame(let frame): frame.text[...]
+            case .text(let bytes, _, _): bytes
+            case .card: nil
+            }
         }
     }
 
@@ -52,6 +58,9 @@ public struct ContactSet: Sendable {
             case .frame(let frame):
                 guard let card = frame.parse().card else { return nil }
                 return ContactEntry(card: card, origin: "\(frame.sourceName):\(frame.firstLine)")
+            case .text(let bytes, let source, let line):
+                guard let card = (try? VCardReader.read(bytes, sourceName: source))?.cards.first else { return nil }
+                return ContactEntry(card: card, origin: "\(source):\(line)")
             }
         }.compactMap { $0 }
     }

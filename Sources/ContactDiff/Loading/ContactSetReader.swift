@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VCardKit
 import VCardXML
 
@@ -36,6 +41,9 @@ public enum ContactSetReader {
     public static func read(bytes: [UInt8], name: String) -> ContactSet {
         switch ContactFormat.detect(bytes.prefix(256)) {
         case .vcard:
+            if let cards = CardSplitter.split(bytes) {
+                return ContactSet(name: name, items: cards.map { .text(bytes[$0.range], source: name, line: $0.line) })
+            }
             var parser = VCardParser(framingOnly: name)
             var items: [ContactSet.Item] = []
             // In chunks of 1 MiB: the parser copies what it is fed, and frames are collected as they come.
@@ -64,13 +72,47 @@ public enum ContactSetReader {
     }
 
     private static func readFile(_ path: String, reportedAs name: String) throws(ContactDiffError) -> ContactSet {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-        } catch {
-            throw ContactDiffError(code: .io, message: "cannot read: \(error.localizedDescription)", path: path)
+        return read(bytes: try readBytes(path), name: name)
+    }
+
+    /// The whole file, read straight into an array (no intermediate `Data`).
+    static func readBytes(_ path: String) throws(ContactDiffError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ContactDiffError(code: errno == ENOENT ? .missingInput : .io, message: "cannot open: \(String(cString: strerror(errno)))", path: path)
         }
-        return read(bytes: [UInt8](data), name: name)
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw ContactDiffError(code: .io, message: "cannot read: \(String(cString: strerror(errno)))", path: path)
+        }
+        // The size fstat gives, then whatever a growing file still holds.
+        var capacity = max(Int(info.st_size), 0) + 1
+        var bytes: [UInt8] = []
+        while true {
+            var failure: Int32 = 0
+            let previous = bytes
+            bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                var filled = previous.count
+                if filled > 0 { _ = buffer.initialize(from: previous) }
+                while filled < capacity {
+                    let count = systemRead(descriptor, buffer.baseAddress! + filled, capacity - filled)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        break
+                    }
+                    if count == 0 { break }
+                    filled += count
+                }
+                initialized = filled
+            }
+            if failure != 0 {
+                throw ContactDiffError(code: .io, message: "cannot read: \(String(cString: strerror(failure)))", path: path)
+            }
+            if bytes.count < capacity { return bytes }
+            capacity *= 2
+        }
     }
 
     private static func readFolder(_ path: String) throws(ContactDiffError) -> ContactSet {
@@ -104,4 +146,9 @@ public enum ContactSetReader {
         }
         return result
     }
+}
+
+/// `read(2)`, under a name the reader's own `read` methods do not hide.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }
