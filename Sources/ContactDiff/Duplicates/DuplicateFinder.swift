@@ -55,7 +55,8 @@ public struct DuplicateFinder: Sendable {
         // (Every FN counts, in any order: a card with alternative names may list them in another order.)
         let exactKeys = Parallel.map(Array(entries.indices), minimumPerWorker: 256) { index in
             let identity = identities[index]
-            let names = entries[index].card.all("FN").map { NameNormalizer.key(of: $0.textValue) }.sorted()
+            let formattedNames = entries[index].card.all("FN")
+            let names = formattedNames.count <= 1 ? [identity.nameKey] : formattedNames.map { NameNormalizer.key(of: $0.textValue) }.sorted()
             return names.joined(separator: "/") + "|" + identity.emails.sorted().joined(separator: ",") + "|"
                 + identity.phones.map(\.digits).sorted().joined(separator: ",")
         }
