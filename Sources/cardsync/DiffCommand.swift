@@ -23,7 +23,7 @@ struct DiffCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "The old contact set: a file or a folder.")
+    @Argument(help: "The old contact set: a file or a folder (CouchDB URLs are not supported yet).")
     var old: String
 
     @Argument(help: "The new contact set: a file or a folder.")
@@ -71,6 +71,10 @@ struct DiffCommand: AsyncParsableCommand {
     }
 
     private func read(_ path: String) throws(CommandFailure) -> ContactSet {
+        if path.lowercased().hasPrefix("http://") || path.lowercased().hasPrefix("https://") {
+            throw CommandFailure(message: "\(path): comparing with a CouchDB database is not supported yet; "
+                                 + "export it to a file first", exitCode: ExitCode(2))
+        }
         do throws(ContactDiffError) {
             let set = try ContactSetReader.read(path: path)
             let errors = set.diagnostics.filter { $0.severity == .error }

@@ -52,6 +52,9 @@ import TestSupport
         let result = try CLIRunner.run(["diff", old, old + ".missing"])
         #expect(result.status >= 2)
         #expect(result.standardError.contains("no such file or folder"))
+        let remote = try CLIRunner.run(["diff", "http://127.0.0.1:5984/contacts", old])
+        #expect(remote.status == 2)
+        #expect(remote.standardError.contains("not supported yet"))
     }
 
     @Test func diffJSONPutsTheSummaryBeforeTheDetailsAndValidates() throws {
