@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "CouchServer", targets: ["CouchServer"]),
         .library(name: "CouchClient", targets: ["CouchClient"]),
         .library(name: "SyncEngine", targets: ["SyncEngine"]),
+        .library(name: "ContactDiff", targets: ["ContactDiff"]),
         .executable(name: "cardsync", targets: ["cardsync"]),
         .executable(name: "cardsync-bench", targets: ["cardsync-bench"]),
     ],
@@ -92,6 +93,13 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
+        // Comparing contact sets, finding duplicate people, merging them. (Issue 7 names SyncEngine;
+        // this lives in its own module so that SyncEngine can build on it.)
+        .target(
+            name: "ContactDiff",
+            dependencies: ["VCardKit", "VCardXML", "ContactStore"],
+            swiftSettings: sharedSwiftSettings
+        ),
         // Seeded, deterministic, realistic address books with duplicate labels.
         .target(
             name: "SampleGenerator",
@@ -104,6 +112,7 @@ let package = Package(
                 "VCardKit",
                 "VCardXML",
                 "ContactStore",
+                "ContactDiff",
                 "CouchServer",
                 "CouchClient",
                 "SyncEngine",
@@ -160,6 +169,11 @@ let package = Package(
         .testTarget(
             name: "SyncEngineTests",
             dependencies: ["SyncEngine", "ContactStore", "CouchClient", "CouchServer", "VCardKit", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "ContactDiffTests",
+            dependencies: ["ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

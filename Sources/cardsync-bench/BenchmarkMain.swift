@@ -17,6 +17,7 @@ import VCardXML
 /// cardsync-bench formats FILE RUNS # jCard and xCard write/read of FILE's cards, like the ez-vcard driver
 /// cardsync-bench store [--count N]  # the address book through the cardsync binary: import, scan, check, log
 /// cardsync-bench couch [--count N]  # cardsync serve: _bulk_docs and _changes
+/// cardsync-bench diff [--count N]   # cardsync diff and duplicates on generated books
 /// ```
 ///
 /// Workloads per size (generated with seed 1, mixed 3.0/4.0, 10% photos):
@@ -35,6 +36,10 @@ struct BenchmarkMain {
         }
         if arguments.first == "sync" {
             try SyncBenchmark.run(Array(arguments.dropFirst()))
+            return
+        }
+        if arguments.first == "diff" {
+            try DiffBenchmark.run(Array(arguments.dropFirst()))
             return
         }
         if arguments.first == "couch" {

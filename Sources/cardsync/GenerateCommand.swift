@@ -90,6 +90,14 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "Where to write the labels JSON (default: beside the output).")
     var labels: String?
 
+    @Option(name: .customLong("diff-pair"), help: ArgumentHelp(
+        "Write two versions of a book with labelled differences: PREFIX.old.vcf, PREFIX.new.vcf, PREFIX.labels.json.",
+        valueName: "PREFIX"))
+    var diffPair: String?
+
+    @Option(help: "With --diff-pair: the share of cards removed, edited, reformatted, given a new UID (each), and added.")
+    var changeRate = 0.01
+
     func validate() throws {
         guard count >= 0 else {
             throw ValidationError("--count must be 0 or more, not \(count).")
@@ -104,6 +112,15 @@ struct GenerateCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--duplicate-rate plus --near-duplicate-rate (and a quarter of it again for look-alikes) "
                     + "must not exceed 1.")
+        }
+        if diffPair != nil {
+            guard output == nil, dir == nil, labels == nil else {
+                throw ValidationError("--diff-pair writes its own files; leave out -o, --dir and --labels.")
+            }
+            guard (0...0.25).contains(changeRate) else {
+                throw ValidationError("--change-rate must be a number from 0 to 0.25, not \(changeRate).")
+            }
+            return
         }
         switch (output, dir) {
         case (nil, nil):
@@ -134,6 +151,10 @@ struct GenerateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let diffPair {
+            try await reportingFailures { try writeDiffPair(prefix: diffPair) }
+            return
+        }
         try await reportingFailures {
             let options = GeneratorOptions(
                 count: count, seed: seed, version: version.generatorVersion, photoRate: photoRate,
@@ -178,6 +199,29 @@ struct GenerateCommand: AsyncParsableCommand {
             if let label = card.label { labels.append(label) }
         }
         return GeneratorLabels(options: generator.options, cards: labels)
+    }
+
+    /// `--diff-pair PREFIX`: the old book, the new book, and what changed.
+    private func writeDiffPair(prefix: String) throws(CommandFailure) {
+        let generator = DiffPairGenerator(count: count, seed: seed, version: version.generatorVersion, photoRate: photoRate,
+                                          changeRate: changeRate)
+        var old: [UInt8] = []
+        var new: [UInt8] = []
+        let labels = generator.write(old: &old, new: &new)
+        let json: [UInt8]
+        do {
+            json = Array(try labels.jsonData()) + [0x0A]
+        } catch {
+            throw CommandFailure.io("\(prefix).labels.json: cannot encode the labels: \(error)")
+        }
+        for (suffix, bytes) in [(".old.vcf", old), (".new.vcf", new), (".labels.json", json)] {
+            let sink = try ByteSink(path: prefix + suffix)
+            try sink.write(bytes)
+            try sink.commit()
+        }
+        StandardError.print("cardsync: wrote \(labels.oldCount) cards to \(prefix).old.vcf and \(labels.newCount) to \(prefix).new.vcf: "
+            + "\(labels.added.count) added, \(labels.removed.count) removed, \(labels.edited.count) edited, "
+            + "\(labels.reformatted.count) reformatted only, \(labels.uidChanged.count) with a new UID; labels in \(prefix).labels.json")
     }
 
     private static func writeLabels(_ labels: GeneratorLabels, to path: String) throws(CommandFailure) {

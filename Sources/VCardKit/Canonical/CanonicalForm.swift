@@ -122,9 +122,9 @@ public enum CanonicalForm {
         if kind == .binary {
             if isBase64 {
                 if !typeValues.isEmpty { mediaTypeFromType = MediaTypes.mediaType(forTypeValue: typeValues.removeFirst(), property: name) }
-                value = "data:\(mediaTypeFromType ?? "application/octet-stream");base64," + value.filter { !$0.isWhitespace }
+                value = "data:\(mediaTypeFromType ?? "application/octet-stream");base64," + withoutASCIIWhitespace(value)
             } else if let (mediaType, base64) = VersionConverter.dataURI(value) {
-                value = "data:\(mediaType.asciiLowercased);base64," + base64.filter { !$0.isWhitespace }
+                value = "data:\(mediaType.asciiLowercased);base64," + withoutASCIIWhitespace(base64)
             }
         }
         if let pref { parameters.append(("PREF", [pref])) }
@@ -145,6 +145,17 @@ public enum CanonicalForm {
             result.append(CanonicalProperty(group: group, name: "LABEL", parameters: (prefs + types).sorted(),
                                             value: TextEscaping.escape(label)))
         }
+    }
+
+    /// Base64 text without spaces, tabs and line ends, compared byte by byte (base64 is ASCII;
+    /// testing `Character.isWhitespace` on every character of a photo was most of the time of
+    /// hashing a card with one).
+    /// Text with other bytes keeps the old rule (any white space character), so hashes stay the same.
+    private static func withoutASCIIWhitespace(_ text: some StringProtocol) -> String {
+        let utf8 = text.utf8
+        if utf8.contains(where: { $0 >= 0x80 }) { return String(text.filter { !$0.isWhitespace }) }
+        guard utf8.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return String(text) }
+        return String(decoding: utf8.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }, as: UTF8.self)
     }
 
     /// `<a x="1"></a>` and `<a x="1"/>` are the same XML.

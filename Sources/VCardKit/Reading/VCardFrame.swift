@@ -14,6 +14,11 @@ public struct VCardFrame: Sendable {
     public let sourceName: String
     let options: VCardReadOptions
 
+    /// The card's bytes as read, from its `BEGIN:VCARD` line to the line end after `END:VCARD`
+    /// (UTF-16 input decoded to UTF-8). Two frames with the same text are the same card, so a
+    /// comparison can skip parsing them.
+    public var text: [UInt8] { bytes }
+
     /// The line of the card's `BEGIN:VCARD`.
     public var firstLine: Int { lines.first?.number ?? 0 }
 

@@ -1,0 +1,162 @@
+import VCardKit
+
+/// Finds contacts that are probably the same person.
+///
+/// ```swift
+/// let entries = try ContactSetReader.read(path: "~/contacts").parsed()
+/// for cluster in DuplicateFinder().clusters(in: entries) {
+///     print(cluster.members.map { entries[$0].displayName }, cluster.confidence, cluster.score)
+/// }
+/// ```
+///
+/// Two contacts are linked when they have the same content hash (**exact**), or share an e-mail
+/// address or a telephone number (numbers compared normalised) and have the same normalised name
+/// (**strong**) or similar names (**fuzzy**, ``NameNormalizer/similarity(_:_:)``, which is
+/// Jaro-Winkler word by word). A shared name alone never links two contacts: people with common
+/// names are not the same person. Evidence against lowers the score
+/// (``ContactIdentity/disagreements(with:)``): different birthdays rule a link out; telephone
+/// numbers on both sides with none in common multiply the score by ``noSharedPhoneFactor``,
+/// e-mail addresses with none in common by ``noSharedEmailFactor``. Links at or above
+/// ``threshold`` join contacts into clusters.
+///
+/// Only contacts that share a blocking key are compared — the content hash, an e-mail address,
+/// the last seven digits of a telephone number — never all pairs. A key shared by more than
+/// ``maximumBlockSize`` contacts (an office switchboard, a shared family address) is not used
+/// for fuzzy or strong links: it says nothing about who is who.
+public struct DuplicateFinder: Sendable {
+    /// The factor applied to a link's score when both contacts have telephone numbers and none
+    /// in common.
+    public static let noSharedPhoneFactor = 0.9
+    /// The factor applied when both contacts have e-mail addresses and none in common.
+    public static let noSharedEmailFactor = 0.95
+    /// The default ``threshold``.
+    public static let defaultThreshold = 0.9
+    /// The lowest score of a link that joins two contacts.
+    public var threshold: Double
+    /// Blocks larger than this are not searched for strong and fuzzy links.
+    public var maximumBlockSize: Int
+    /// How telephone numbers are compared.
+    public var phoneNormalizer: PhoneNormalizer
+
+    /// Creates a finder.
+    public init(threshold: Double = DuplicateFinder.defaultThreshold, maximumBlockSize: Int = 64,
+                phoneNormalizer: PhoneNormalizer = PhoneNormalizer()) {
+        self.threshold = threshold
+        self.maximumBlockSize = maximumBlockSize
+        self.phoneNormalizer = phoneNormalizer
+    }
+
+    /// The clusters of two or more contacts, largest score first (then by first member).
+    public func clusters(in entries: [ContactEntry]) -> [DuplicateCluster] {
+        let normalizer = phoneNormalizer
+        let identities = Parallel.map(entries, minimumPerWorker: 256) { ContactIdentity(of: $0.card, phoneNormalizer: normalizer) }
+        // Exact: chain the members of each hash group. Cards with the same content have the
+        // same name, e-mail addresses and numbers, so only cards that share those are hashed.
+        // (Every FN counts, in any order: a card with alternative names may list them in another order.)
+        let exactKeys = Parallel.map(Array(entries.indices), minimumPerWorker: 256) { index in
+            let identity = identities[index]
+            let formattedNames = entries[index].card.all("FN")
+            let names = formattedNames.count <= 1 ? [identity.nameKey] : formattedNames.map { NameNormalizer.key(of: $0.textValue) }.sorted()
+            return names.joined(separator: "/") + "|" + identity.emails.sorted().joined(separator: ",") + "|"
+                + identity.phones.map(\.digits).sorted().joined(separator: ",")
+        }
+        var byIdentity: [String: [Int]] = [:]
+        for (index, key) in exactKeys.enumerated() { byIdentity[key, default: []].append(index) }
+        let hashed = byIdentity.values.filter { $0.count > 1 }.flatMap { $0 }
+        let hashValues = Parallel.map(hashed, minimumPerWorker: 64) { entries[$0].hash }
+        var hashes: [Int: ContentHash] = [:]
+        var byHash: [ContentHash: [Int]] = [:]
+        for (index, hash) in zip(hashed, hashValues) {
+            hashes[index] = hash
+            byHash[hash, default: []].append(index)
+        }
+        var links: [DuplicateLink] = []
+        for group in byHash.values where group.count > 1 {
+            let members = group.sorted()
+            for (first, second) in zip(members, members.dropFirst()) {
+                links.append(DuplicateLink(first: first, second: second, confidence: .exact, score: 1, reasons: ["same content"]))
+            }
+        }
+        // Strong and fuzzy: pairs within blocks of a shared detail.
+        var blocks: [String: [Int]] = [:]
+        for (index, identity) in identities.enumerated() {
+            for key in ContactMatcher.blockingKeys(identity) { blocks[key, default: []].append(index) }
+        }
+        var candidates: Set<Pair> = []
+        for members in blocks.values where members.count > 1 && members.count <= maximumBlockSize {
+            for (position, first) in members.enumerated() {
+                for second in members[(position + 1)...] where hashes[first] == nil || hashes[first] != hashes[second] {
+                    candidates.insert(Pair(first, second))
+                }
+            }
+        }
+        let threshold = self.threshold
+        let scored = Parallel.map(Array(candidates), minimumPerWorker: 256) { pair in
+            link(pair.first, identities[pair.first], pair.second, identities[pair.second]).flatMap { $0.score >= threshold ? $0 : nil }
+        }
+        links += scored.compactMap { $0 }
+        return Self.clusters(from: links, count: entries.count)
+    }
+
+    /// The link between two contacts that share a detail, or `nil` when they have no name.
+    func link(_ first: Int, _ a: ContactIdentity, _ second: Int, _ b: ContactIdentity) -> DuplicateLink? {
+        guard !a.nameKey.isEmpty, !b.nameKey.isEmpty else { return nil }
+        let emails = a.sharedEmails(with: b).sorted()
+        let phones = a.sharedPhones(with: b).map(\.description)
+        let shared = emails.count + phones.count
+        guard shared > 0 else { return nil }
+        let disagreements = a.disagreements(with: b)
+        guard !disagreements.contains("different-birthdays") else { return nil }
+        var penalty = 1.0
+        var details = emails.map { "e-mail " + $0 } + phones.map { "phone " + $0 }
+        if disagreements.contains("no-shared-phone") { penalty *= Self.noSharedPhoneFactor; details.append("but no telephone number in common") }
+        if disagreements.contains("no-shared-email") { penalty *= Self.noSharedEmailFactor; details.append("but no e-mail address in common") }
+        if a.nameKey == b.nameKey {
+            return DuplicateLink(first: first, second: second, confidence: .strong, score: (shared >= 2 ? 0.99 : 0.97) * penalty,
+                                 reasons: ["same name"] + details)
+        }
+        let similarity = NameNormalizer.similarity(a.nameWords, b.nameWords)
+        let score = similarity * (shared >= 2 ? 1 : 0.97) * penalty
+        let rounded = (similarity * 100).rounded() / 100
+        return DuplicateLink(first: first, second: second, confidence: .fuzzy, score: score,
+                             reasons: ["similar names (\(rounded))"] + details)
+    }
+
+    /// Joins linked contacts (union-find) and keeps, for each cluster, the links that joined it.
+    static func clusters(from links: [DuplicateLink], count: Int) -> [DuplicateCluster] {
+        var parent = Array(0..<count)
+        func root(_ index: Int) -> Int {
+            var node = index
+            while parent[node] != node {
+                parent[node] = parent[parent[node]]
+                node = parent[node]
+            }
+            return node
+        }
+        var joining: [DuplicateLink] = []
+        for link in links.sorted(by: { ($0.score, $1.first, $1.second) > ($1.score, $0.first, $0.second) }) {
+            let a = root(link.first)
+            let b = root(link.second)
+            guard a != b else { continue }
+            parent[max(a, b)] = min(a, b)
+            joining.append(link)
+        }
+        var clusters: [Int: DuplicateCluster] = [:]
+        for link in joining {
+            let key = root(link.first)
+            clusters[key, default: DuplicateCluster(members: [], links: [])].links.append(link)
+        }
+        for key in clusters.keys {
+            var members = Set<Int>()
+            for link in clusters[key]!.links { members.insert(link.first); members.insert(link.second) }
+            clusters[key]!.members = members.sorted()
+        }
+        return clusters.values.sorted { ($0.score, $1.members[0]) > ($1.score, $0.members[0]) }
+    }
+
+    struct Pair: Hashable {
+        var first: Int
+        var second: Int
+        init(_ a: Int, _ b: Int) { first = min(a, b); second = max(a, b) }
+    }
+}

@@ -1,0 +1,48 @@
+public import VCardKit
+
+/// One contact of a ``ContactSet``: the card, where it was read, and what matching needs.
+public struct ContactEntry: Sendable {
+    /// The card.
+    public var card: VCard
+    /// Where the card was read: `file:line`.
+    public var origin: String
+    /// The card's UID without surrounding white space; `nil` when it has none.
+    public var uid: String?
+    /// The content hash (form, `UID`, `REV`, `PRODID` and `VERSION` do not change it),
+    /// computed on each access: most comparisons never need it, and it is most of the cost of a card.
+    public var hash: ContentHash { ContentHash(of: card) }
+    /// The name to show: `FN`, else `N`, else the organization, else the UID, else the origin.
+    public var displayName: String
+
+    /// Reads what matching needs from `card`.
+    public init(card: VCard, origin: String) {
+        self.card = card
+        self.origin = origin
+        let trimmed = card.uid.map(Self.trimmed) ?? ""
+        uid = trimmed.isEmpty ? nil : trimmed
+        displayName = Self.displayName(of: card) ?? uid ?? origin
+    }
+
+    /// `text` without leading and trailing spaces and tabs.
+    static func trimmed(_ text: String) -> String {
+        guard let first = text.first, let last = text.last, first == " " || first == "\t" || last == " " || last == "\t" else { return text }
+        var slice = Substring(text)
+        while let character = slice.first, character == " " || character == "\t" { slice = slice.dropFirst() }
+        while let character = slice.last, character == " " || character == "\t" { slice = slice.dropLast() }
+        return String(slice)
+    }
+
+    /// The card's name as people read it, or `nil` when it has none.
+    static func displayName(of card: VCard) -> String? {
+        if let name = card.formattedName.map(trimmed), !name.isEmpty { return name }
+        if let structured = card.structuredName {
+            let name = (structured.given + structured.additional + structured.family).filter { !$0.isEmpty }.joined(separator: " ")
+            if !name.isEmpty { return name }
+        }
+        if let organization = card.organization?.filter({ !$0.isEmpty }), !organization.isEmpty {
+            return organization.joined(separator: ", ")
+        }
+        return nil
+    }
+}
+

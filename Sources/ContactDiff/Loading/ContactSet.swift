@@ -1,0 +1,67 @@
+public import VCardKit
+
+/// The contacts of one side of a comparison, read but not yet parsed: cards of vCard text stay
+/// as their bytes until something needs them, so that two versions of a large book can be
+/// compared without parsing the cards they have in common.
+///
+/// ```swift
+/// let old = try ContactSetReader.read(path: "old.vcf")
+/// let entries = old.parsed()   // every card, parsed on every core
+/// ```
+public struct ContactSet: Sendable {
+    /// One card as read.
+    public enum Item: Sendable {
+        /// A card of vCard text, framed but not parsed.
+        case frame(VCardFrame)
+        /// A card of plain vCard text, not even framed: its bytes, the input's name, and the
+        /// line its `BEGIN:VCARD` is on.
+        case text(ArraySlice<UInt8>, source: String, line: Int)
+        /// A card already parsed (jCard, xCard), with where it was read.
+        case card(VCard, origin: String)
+
+        /// The card's bytes as read, for vCard text.
+        public var text: ArraySlice<UInt8>? {
+            switch self {
+            case .frame(let frame): frame.text[...]
+            case .text(let bytes, _, _): bytes
+            case .card: nil
+            }
+        }
+    }
+
+    /// What was read: the path, or the name given.
+    public var name: String
+    /// The cards, in reading order (files in name order).
+    public var items: [Item]
+    /// Problems found while reading: unreadable files, cards with errors (left out), warnings.
+    public var diagnostics: [Diagnostic]
+
+    /// Creates a set from its items.
+    public init(name: String, items: [Item], diagnostics: [Diagnostic] = []) {
+        self.name = name
+        self.items = items
+        self.diagnostics = diagnostics
+    }
+
+    /// Every card parsed, in order, on every core. Cards that cannot be recovered are left out
+    /// (their errors are in ``diagnostics`` after ``ContactSetReader`` read them).
+    public func parsed() -> [ContactEntry] {
+        Self.parse(items)
+    }
+
+    /// Parses `items` on every core, keeping their order; unrecoverable cards are left out.
+    public static func parse(_ items: [Item]) -> [ContactEntry] {
+        Parallel.map(items, minimumPerWorker: 32) { item -> ContactEntry? in
+            switch item {
+            case .card(let card, let origin):
+                return ContactEntry(card: card, origin: origin)
+            case .frame(let frame):
+                guard let card = frame.parse().card else { return nil }
+                return ContactEntry(card: card, origin: "\(frame.sourceName):\(frame.firstLine)")
+            case .text(let bytes, let source, let line):
+                guard let card = (try? VCardReader.read(bytes, sourceName: source))?.cards.first else { return nil }
+                return ContactEntry(card: card, origin: "\(source):\(line)")
+            }
+        }.compactMap { $0 }
+    }
+}

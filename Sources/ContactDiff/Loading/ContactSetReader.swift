@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import VCardKit
+import VCardXML
+
+/// Reads a ``ContactSet`` from a path: a file of vCard (2.1, 3.0, 4.0), jCard or xCard text
+/// with any number of cards (the format is detected from the first bytes), or a folder of such
+/// files — an address book folder included (its `.cardsync` folder and other hidden files are
+/// skipped; the files are read as they are on disk, without opening the book).
+///
+/// ```swift
+/// let set = try ContactSetReader.read(path: "~/contacts")
+/// print(set.items.count, "cards")
+/// ```
+public enum ContactSetReader {
+    /// The file name extensions read from a folder (compared ignoring case).
+    public static let contactFileExtensions: Set<String> = ["vcf", "vcard", "json", "jcard", "xml", "xcard"]
+
+    /// Reads the file or folder at `path`.
+    /// - Throws: ``ContactDiffError`` — `missingInput` when nothing is at `path`, `io` when it
+    ///   cannot be read, `invalidInput` when a single file holds no readable card.
+    public static func read(path: String) throws(ContactDiffError) -> ContactSet {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ContactDiffError(code: .missingInput, message: "no such file or folder", path: path)
+        }
+        if isDirectory.boolValue { return try readFolder(path) }
+        let set = try readFile(path, reportedAs: path)
+        if set.items.isEmpty {
+            let reason = set.diagnostics.first { $0.severity == .error }?.message ?? "holds no card"
+            throw ContactDiffError(code: .invalidInput, message: reason, path: path)
+        }
+        return set
+    }
+
+    /// Reads cards held in memory, reported under `name`.
+    public static func read(bytes: [UInt8], name: String) -> ContactSet {
+        switch ContactFormat.detect(bytes.prefix(256)) {
+        case .vcard:
+            if let cards = CardSplitter.split(bytes) {
+                return ContactSet(name: name, items: cards.map { .text(bytes[$0.range], source: name, line: $0.line) })
+            }
+            var parser = VCardParser(framingOnly: name)
+            var items: [ContactSet.Item] = []
+            // In chunks of 1 MiB: the parser copies what it is fed, and frames are collected as they come.
+            var start = 0
+            repeat {
+                let end = min(start + (1 << 20), bytes.count)
+                parser.feed(bytes[start..<end])
+                while let frame = parser.nextFrame() { items.append(.frame(frame)) }
+                start = end
+            } while start < bytes.count
+            parser.finish()
+            while let frame = parser.nextFrame() { items.append(.frame(frame)) }
+            return ContactSet(name: name, items: items, diagnostics: parser.takeDiagnostics())
+        case .jcard, .xcard:
+            let format = ContactFormat.detect(bytes.prefix(256))
+            do {
+                let result = format == .jcard ? try JCardReader.read(bytes, sourceName: name) : try XCardReader.read(bytes, sourceName: name)
+                let items = result.cards.map { card in ContactSet.Item.card(card, origin: "\(name):\(card.location?.line ?? 1)") }
+                return ContactSet(name: name, items: items, diagnostics: result.diagnostics)
+            } catch {
+                return ContactSet(name: name, items: [], diagnostics: [error.diagnostic ?? Diagnostic(
+                    severity: .error, code: .init(rawValue: "invalid-input"), message: error.message,
+                    location: SourceLocation(source: name, line: 1, column: 1))])
+            }
+        }
+    }
+
+    private static func readFile(_ path: String, reportedAs name: String) throws(ContactDiffError) -> ContactSet {
+        return read(bytes: try readBytes(path), name: name)
+    }
+
+    /// The whole file, read straight into an array (no intermediate `Data`).
+    static func readBytes(_ path: String) throws(ContactDiffError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ContactDiffError(code: errno == ENOENT ? .missingInput : .io, message: "cannot open: \(String(cString: strerror(errno)))", path: path)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw ContactDiffError(code: .io, message: "cannot read: \(String(cString: strerror(errno)))", path: path)
+        }
+        // The size fstat gives, then whatever a growing file still holds.
+        var capacity = max(Int(info.st_size), 0) + 1
+        var bytes: [UInt8] = []
+        while true {
+            var failure: Int32 = 0
+            let previous = bytes
+            bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                var filled = previous.count
+                if filled > 0 { _ = buffer.initialize(from: previous) }
+                while filled < capacity {
+                    let count = systemRead(descriptor, buffer.baseAddress! + filled, capacity - filled)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        break
+                    }
+                    if count == 0 { break }
+                    filled += count
+                }
+                initialized = filled
+            }
+            if failure != 0 {
+                throw ContactDiffError(code: .io, message: "cannot read: \(String(cString: strerror(failure)))", path: path)
+            }
+            if bytes.count < capacity { return bytes }
+            capacity *= 2
+        }
+    }
+
+    private static func readFolder(_ path: String) throws(ContactDiffError) -> ContactSet {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw ContactDiffError(code: .io, message: "cannot list the folder: \(error.localizedDescription)", path: path)
+        }
+        let files = names.filter { name in
+            !name.hasPrefix(".") && contactFileExtensions.contains((name as NSString).pathExtension.lowercased())
+        }.sorted()
+        let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+        let sets = Parallel.map(files, minimumPerWorker: 256) { name -> Result<ContactSet, ContactDiffError> in
+            do throws(ContactDiffError) {
+                return .success(try readFile(folder + "/" + name, reportedAs: name))
+            } catch {
+                return .failure(error)
+            }
+        }
+        var result = ContactSet(name: path, items: [])
+        for set in sets {
+            switch set {
+            case .success(let set):
+                result.items += set.items
+                result.diagnostics += set.diagnostics
+            case .failure(let error):
+                result.diagnostics.append(Diagnostic(severity: .error, code: .init(rawValue: "unreadable-file"), message: error.message,
+                                                     location: SourceLocation(source: error.path ?? path, line: 1, column: 1)))
+            }
+        }
+        return result
+    }
+}
+
+/// `read(2)`, under a name the reader's own `read` methods do not hide.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

@@ -1,0 +1,200 @@
+import ArgumentParser
+import ContactDiff
+import VCardKit
+
+/// `cardsync diff`: compares two contact sets.
+struct DiffCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Compare two sets of contacts: what was added, removed and changed.",
+        discussion: """
+        A and B are each a vCard, jCard or xCard file (any number of cards) or a folder of them \
+        (an address book folder too). Contacts are paired by UID, then by content, then (with \
+        --match fuzzy, the default) by the same person: normalised name with a shared e-mail \
+        address or telephone number, or a shared e-mail address with a similar name. Differences \
+        of form only (folding, case, parameter order, 3.0 or 4.0 spelling, property order, REV, \
+        PRODID) are not differences unless --exact.
+
+        Exit status as diff(1): 0 when the sets say the same, 1 when they differ, 2 or more on trouble.
+
+        Examples:
+          cardsync diff yesterday.vcf ~/contacts
+          cardsync diff old.vcf new.vcf --ignore NOTE --ignore PHOTO --format json
+        """
+    )
+
+    @Argument(help: "The old contact set: a file or a folder (CouchDB URLs are not supported yet).")
+    var old: String
+
+    @Argument(help: "The new contact set: a file or a folder.")
+    var new: String
+
+    @Option(name: .customLong("match"), help: "How contacts are paired: uid, content or fuzzy.")
+    var match: MatchOption = .fuzzy
+
+    var strategy: MatchStrategy { MatchStrategy(rawValue: match.rawValue)! }
+
+    @Option(name: .customLong("ignore"), parsing: .upToNextOption, help: ArgumentHelp("Properties to leave out of the comparison.", valueName: "PROP"))
+    var ignored: [String] = []
+
+    @Flag(help: "Count differences of form too (folding, case, parameter order, version spelling, REV, UID).")
+    var exact = false
+
+    @Option(help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func run() async throws {
+        do {
+            try await compare()
+        } catch let failure as CommandFailure {
+            StandardError.print("cardsync: error: \(failure.message)")
+            throw failure.exitCode.rawValue == 1 ? ExitCode(2) : failure.exitCode
+        }
+    }
+
+    private func compare() async throws {
+        let oldSet = try read(old)
+        let newSet = try read(new)
+        let comparison = ContactSetComparison(strategy: strategy, ignoring: Set(ignored), exact: exact)
+        let difference = comparison.compare(oldSet, newSet)
+        switch format {
+        case .text:
+            print(DiffText(usesColor: StandardError.isOutputTerminal).render(difference), terminator: "")
+        case .json:
+            let output = DiffOutput(old: old, new: new, match: strategy.rawValue, exact: exact, difference: difference)
+            try JSONOutput.printObject([
+                "schemaVersion": output.schemaVersion, "command": output.command, "old": output.old, "new": output.new,
+                "match": output.match, "exact": output.exact, "summary": output.summary, "contacts": output.contacts,
+            ])
+        }
+        if difference.hasDifferences { throw ExitCode(1) }
+    }
+
+    private func read(_ path: String) throws(CommandFailure) -> ContactSet {
+        if path.lowercased().hasPrefix("http://") || path.lowercased().hasPrefix("https://") {
+            throw CommandFailure(message: "\(path): comparing with a CouchDB database is not supported yet; "
+                                 + "export it to a file first", exitCode: ExitCode(2))
+        }
+        do throws(ContactDiffError) {
+            let set = try ContactSetReader.read(path: path)
+            let errors = set.diagnostics.filter { $0.severity == .error }
+            for error in errors.prefix(20) { StandardError.print("\(error.location.source):\(error.location.line): error: \(error.message)") }
+            if errors.count > 20 { StandardError.print("cardsync: \(errors.count - 20) more errors in \(path)") }
+            return set
+        } catch {
+            switch error.code {
+            case .missingInput: throw CommandFailure.missingInput(error.description)
+            case .invalidInput: throw CommandFailure.invalidData(error.description)
+            default: throw CommandFailure.io(error.description)
+            }
+        }
+    }
+}
+
+/// `--match`: the spellings of ``MatchStrategy``.
+enum MatchOption: String, ExpressibleByArgument, CaseIterable {
+    case uid, content, fuzzy
+}
+
+/// The text form of a comparison: one line per contact, then its property changes.
+struct DiffText {
+    var usesColor: Bool
+
+    private func paint(_ text: String, _ code: String) -> String { usesColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+
+    func render(_ difference: ContactSetDifference) -> String {
+        var out = ""
+        for contact in difference.contacts {
+            switch contact.status {
+            case .added:
+                out += paint("+ \(contact.name)", "32") + (contact.newOrigin.map { "  (\($0))" } ?? "") + "\n"
+            case .removed:
+                out += paint("- \(contact.name)", "31") + (contact.oldOrigin.map { "  (\($0))" } ?? "") + "\n"
+            case .changed:
+                out += paint("~ \(contact.name)", "33") + "  matched by \(contact.match?.rawValue ?? "uid")\n"
+                for change in contact.changes { out += "    " + line(change) + "\n" }
+            case .unchanged:
+                out += "= \(contact.name)  matched by \(contact.match?.rawValue ?? "uid")"
+                    + (contact.oldUID != contact.newUID ? ", UID \(contact.oldUID ?? "none") → \(contact.newUID ?? "none")" : "") + "\n"
+            }
+        }
+        let summary = difference.summary
+        out += "\(summary.added) added, \(summary.removed) removed, \(summary.changed) changed, \(summary.unchanged) unchanged\n"
+        return out
+    }
+
+    /// A canonical value as people read it: `\;`, `\,` and `\\` unescaped; `\n` stays visible.
+    static func readable(_ value: String?) -> String {
+        guard let value else { return "" }
+        var out = ""
+        var escaped = false
+        for character in value {
+            if escaped {
+                out += character == "n" || character == "N" ? "\\n" : String(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+    private func line(_ change: PropertyChange) -> String {
+        func parameters(_ list: [String]) -> String { list.isEmpty ? "" : ";" + list.joined(separator: ";") }
+        var change = change
+        change.oldValue = change.oldValue.map { Self.readable($0) }
+        change.newValue = change.newValue.map { Self.readable($0) }
+        switch change.kind {
+        case .added:
+            return paint("+ \(change.property)\(parameters(change.newParameters)): \(change.newValue ?? "")", "32")
+        case .removed:
+            return paint("- \(change.property)\(parameters(change.oldParameters)): \(change.oldValue ?? "")", "31")
+        case .changed:
+            return paint("~ \(change.property): ", "33") + paint("\(change.oldValue ?? "")\(parameters(change.oldParameters))", "31")
+                + " → " + paint("\(change.newValue ?? "")\(parameters(change.newParameters))", "32")
+        case .parameters:
+            return paint("~ \(change.property): \(change.newValue ?? "")  ", "33")
+                + paint(change.oldParameters.joined(separator: ";").isEmpty ? "(no parameters)" : change.oldParameters.joined(separator: ";"), "31")
+                + " → " + paint(change.newParameters.joined(separator: ";").isEmpty ? "(no parameters)" : change.newParameters.joined(separator: ";"), "32")
+        case .form:
+            return paint("~ written differently (property order, folding or line ends)", "33")
+        }
+    }
+}
+
+/// `--format json` output of `diff`, printed in this order: the summary before the details.
+struct DiffOutput {
+    struct Contact: Encodable {
+        var status: String
+        var match: String?
+        var name: String
+        var oldUID: String?
+        var newUID: String?
+        var oldOrigin: String?
+        var newOrigin: String?
+        var changes: [PropertyChange]
+    }
+
+    var schemaVersion = 1
+    var command = "diff"
+    var old: String
+    var new: String
+    var match: String
+    var exact: Bool
+    var summary: DiffSummary
+    var contacts: [Contact]
+
+    init(old: String, new: String, match: String, exact: Bool, difference: ContactSetDifference) {
+        self.old = old
+        self.new = new
+        self.match = match
+        self.exact = exact
+        summary = difference.summary
+        contacts = difference.contacts.map { contact in
+            Contact(status: contact.status.rawValue, match: contact.match?.rawValue, name: contact.name, oldUID: contact.oldUID,
+                    newUID: contact.newUID, oldOrigin: contact.oldOrigin, newOrigin: contact.newOrigin, changes: contact.changes)
+        }
+    }
+}
