@@ -24,12 +24,7 @@ extension CouchClient {
         var headers: [CouchHTTPRequest.HeaderField] = [.init(name: "Accept", value: "application/json")]
         var bytes: [UInt8]?
         if let body {
-            do {
-                bytes = Array(try body.serialized())
-            } catch {
-                throw CouchClientError(.invalidDocument, reason: String(describing: error), documentID: documentID,
-                                       method: method, url: url)
-            }
+            bytes = body.jsonBytes
             headers.append(.init(name: "Content-Type", value: "application/json"))
         }
         let usesCookie = credentials != nil && configuration.authentication == .cookie
@@ -96,7 +91,7 @@ extension CouchClient {
         }
         do {
             return CouchResponse(status: response.status, headers: response.headers,
-                                 json: try CouchJSON(parsing: Data(response.body)))
+                                 json: try CouchJSON(parsing: response.body))
         } catch {
             throw CouchClientError(.invalidResponse, status: response.status, reason: "the response is not JSON",
                                    documentID: documentID, method: method, url: url)
@@ -105,7 +100,7 @@ extension CouchClient {
 
     static func error(for response: CouchHTTPResponse, method: String, url: String, documentID: String?,
                       attempts: Int) -> CouchClientError {
-        let json = try? CouchJSON(parsing: Data(response.body))
+        let json = try? CouchJSON(parsing: response.body)
         return CouchClientError(
             .forStatus(response.status), status: response.status,
             error: json?["error"]?.stringValue, reason: json?["reason"]?.stringValue,

@@ -42,15 +42,23 @@ public enum CouchJSON: Sendable, Hashable {
     ///
     /// - Throws: the decoder's error when `data` is not JSON.
     public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(CouchJSON.self, from: data)
+        self = try data.withUnsafeBytes { raw in try CouchJSONText.parse(raw) }
     }
 
-    /// The JSON text, with sorted keys.
-    public func serialized() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+    /// Parses JSON text held in bytes.
+    ///
+    /// - Throws: where and why the text is not JSON.
+    public init(parsing bytes: [UInt8]) throws {
+        self = try bytes.withUnsafeBytes { raw in try CouchJSONText.parse(raw) }
     }
+
+    /// The JSON text, compact, with sorted keys.
+    public func serialized() throws -> Data {
+        Data(CouchJSONText.bytes(self))
+    }
+
+    /// The JSON text as bytes, compact, with sorted keys.
+    public var jsonBytes: [UInt8] { CouchJSONText.bytes(self) }
 
     /// Converts any `Encodable` value (a document type of the caller's) to JSON.
     ///
