@@ -4,9 +4,15 @@ extension AddressBook {
     /// The live contacts stored in `file`, each matched to its record (UID, or for cards without
     /// one, the generated UID recorded for the same content).
     func storedContacts(inFile file: String) -> [StoredContact] {
-        guard let uids = index.uidsByFile[file], let (bytes, _) = try? POSIX.readFile(directory + "/" + file),
+        guard let uids = index.uidsByFile[file] else { return [] }
+        return Self.readContacts(directory: directory, file: file, records: uids.compactMap { index.live($0) })
+    }
+
+    /// The cards of `directory/file`, each matched to one of `records` (the file's live contacts).
+    static func readContacts(directory: String, file: String, records: [ContactRecord]) -> [StoredContact] {
+        guard let (bytes, _) = try? POSIX.readFile(directory + "/" + file),
               let result = try? VCardReader.read(bytes, sourceName: file) else { return [] }
-        var unclaimed = uids.compactMap { index.live($0) }
+        var unclaimed = records
         var contacts: [StoredContact] = []
         let writer = VCardWriter()
         for card in result.cards {

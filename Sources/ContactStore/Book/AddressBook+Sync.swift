@@ -120,18 +120,18 @@ extension AddressBook {
         index.checkpoints[remote] = nil
     }
 
-    /// The live contacts with these UIDs, read from their files (missing ones are left out).
+    /// The live contacts with these UIDs, read from their files (missing ones are left out),
+    /// the files read and parsed on every core.
     public func storedContacts(uids: [String]) -> [StoredContact] {
-        var byFile: [String: Set<String>] = [:]
-        for uid in uids { if let record = index.live(uid) { byFile[record.file, default: []].insert(uid) } }
-        let files = byFile.keys.sorted()
-        var contacts: [StoredContact] = []
-        contacts.reserveCapacity(uids.count)
-        for file in files {
-            let wanted = byFile[file]!
-            contacts.append(contentsOf: storedContacts(inFile: file).filter { wanted.contains($0.uid) })
+        var wanted: [String: Set<String>] = [:]
+        for uid in uids { if let record = index.live(uid) { wanted[record.file, default: []].insert(uid) } }
+        let groups = wanted.keys.sorted().map { file in
+            (file: file, records: (index.uidsByFile[file] ?? []).compactMap { index.live($0) }, wanted: wanted[file]!)
         }
-        return contacts
+        let directory = self.directory
+        return Parallel.map(groups, minimumPerWorker: 16) { group in
+            Self.readContacts(directory: directory, file: group.file, records: group.records).filter { group.wanted.contains($0.uid) }
+        }.flatMap { $0 }
     }
 
     // MARK: - Applying remote changes
