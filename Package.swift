@@ -94,10 +94,11 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         // Comparing contact sets, finding duplicate people, merging them. (Issue 7 names SyncEngine;
-        // this lives in its own module so that SyncEngine can build on it.)
+        // this lives in its own module on top of it: a CouchDB database can be one side of a diff,
+        // read through SyncEngine's ContactDocument so the vCard text is authoritative.)
         .target(
             name: "ContactDiff",
-            dependencies: ["VCardKit", "VCardXML", "ContactStore"],
+            dependencies: ["VCardKit", "VCardXML", "ContactStore", "CouchClient", "SyncEngine"],
             swiftSettings: sharedSwiftSettings
         ),
         // Seeded, deterministic, realistic address books with duplicate labels.
@@ -173,7 +174,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ContactDiffTests",
-            dependencies: ["ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport"],
+            dependencies: [
+                "ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport", "CouchClient", "CouchServer", "SyncEngine",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -1,5 +1,7 @@
 import ArgumentParser
 import ContactDiff
+import CouchClient
+import SyncEngine
 import VCardKit
 
 /// `cardsync diff`: compares two contact sets.
@@ -8,8 +10,9 @@ struct DiffCommand: AsyncParsableCommand {
         commandName: "diff",
         abstract: "Compare two sets of contacts: what was added, removed and changed.",
         discussion: """
-        A and B are each a vCard, jCard or xCard file (any number of cards) or a folder of them \
-        (an address book folder too). Contacts are paired by UID, then by content, then (with \
+        A and B are each a vCard, jCard or xCard file (any number of cards), a folder of them \
+        (an address book folder too), or the URL of a CouchDB database that `cardsync sync` \
+        writes (its password in the URL, in CARDSYNC_PASSWORD or in --password-file). Contacts are paired by UID, then by content, then (with \
         --match fuzzy, the default) by the same person: normalised name with a shared e-mail \
         address or telephone number, or a shared e-mail address with a similar name. Differences \
         of form only (folding, case, parameter order, 3.0 or 4.0 spelling, property order, REV, \
@@ -20,13 +23,14 @@ struct DiffCommand: AsyncParsableCommand {
         Examples:
           cardsync diff yesterday.vcf ~/contacts
           cardsync diff old.vcf new.vcf --ignore NOTE --ignore PHOTO --format json
+          cardsync diff http://me@localhost:5984/contacts ~/contacts --password-file ~/.couch-password
         """
     )
 
-    @Argument(help: "The old contact set: a file or a folder (CouchDB URLs are not supported yet).")
+    @Argument(help: "The old contact set: a file, a folder or a CouchDB database URL.")
     var old: String
 
-    @Argument(help: "The new contact set: a file or a folder.")
+    @Argument(help: "The new contact set: a file, a folder or a CouchDB database URL.")
     var new: String
 
     @Option(name: .customLong("match"), help: "How contacts are paired: uid, content or fuzzy.")
@@ -43,6 +47,12 @@ struct DiffCommand: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @Option(help: ArgumentHelp("For a CouchDB URL: a file whose first line is the password.", valueName: "file"))
+    var passwordFile: String?
+
+    @Flag(help: "For an https URL: do not verify the server's TLS certificate.")
+    var insecure = false
+
     func run() async throws {
         do {
             try await compare()
@@ -53,15 +63,15 @@ struct DiffCommand: AsyncParsableCommand {
     }
 
     private func compare() async throws {
-        let oldSet = try read(old)
-        let newSet = try read(new)
+        let oldSet = try await read(old)
+        let newSet = try await read(new)
         let comparison = ContactSetComparison(strategy: strategy, ignoring: Set(ignored), exact: exact)
         let difference = comparison.compare(oldSet, newSet)
         switch format {
         case .text:
             print(DiffText(usesColor: StandardError.isOutputTerminal).render(difference), terminator: "")
         case .json:
-            let output = DiffOutput(old: old, new: new, match: strategy.rawValue, exact: exact, difference: difference)
+            let output = DiffOutput(old: RemoteLocation.redacted(old), new: RemoteLocation.redacted(new), match: strategy.rawValue, exact: exact, difference: difference)
             try JSONOutput.printObject([
                 "schemaVersion": output.schemaVersion, "command": output.command, "old": output.old, "new": output.new,
                 "match": output.match, "exact": output.exact, "summary": output.summary, "contacts": output.contacts,
@@ -70,17 +80,44 @@ struct DiffCommand: AsyncParsableCommand {
         if difference.hasDifferences { throw ExitCode(1) }
     }
 
-    private func read(_ path: String) throws(CommandFailure) -> ContactSet {
-        if path.lowercased().hasPrefix("http://") || path.lowercased().hasPrefix("https://") {
-            throw CommandFailure(message: "\(path): comparing with a CouchDB database is not supported yet; "
-                                 + "export it to a file first", exitCode: ExitCode(2))
+    private func read(_ path: String) async throws -> ContactSet {
+        let set = if path.lowercased().hasPrefix("http://") || path.lowercased().hasPrefix("https://") {
+            try await readDatabase(path)
+        } else {
+            try readPath(path)
         }
+        let errors = set.diagnostics.filter { $0.severity == .error }
+        for error in errors.prefix(20) { StandardError.print("\(error.location.source):\(error.location.line): error: \(error.message)") }
+        if errors.count > 20 { StandardError.print("cardsync: \(errors.count - 20) more errors in \(set.name)") }
+        return set
+    }
+
+    /// The contact documents of the database at `url`, with the password resolved as `sync` does.
+    private func readDatabase(_ url: String) async throws -> ContactSet {
+        let location: RemoteLocation
+        do {
+            location = try RemoteLocation(parsing: url, password: try RemoteChoice.password(file: passwordFile))
+        } catch let error as SyncError {
+            throw CommandFailure(message: error.message, exitCode: ExitStatus.configuration)
+        }
+        let choice = RemoteChoice(location: location, insecure: insecure, embeddedData: nil)
+        do {
+            return try await withRemoteClient(choice) { client, _ in
+                try await ContactSetReader.read(database: client.database(location.database), name: location.key)
+            }
+        } catch let error as CouchClientError {
+            let status = switch error.code {
+            case .unauthorized, .forbidden: ExitStatus.permissionDenied
+            case .notFound: ExitStatus.missingInput
+            default: ExitStatus.unavailable
+            }
+            throw CommandFailure(message: "\(location.key): \(error.description)", exitCode: status)
+        }
+    }
+
+    private func readPath(_ path: String) throws(CommandFailure) -> ContactSet {
         do throws(ContactDiffError) {
-            let set = try ContactSetReader.read(path: path)
-            let errors = set.diagnostics.filter { $0.severity == .error }
-            for error in errors.prefix(20) { StandardError.print("\(error.location.source):\(error.location.line): error: \(error.message)") }
-            if errors.count > 20 { StandardError.print("cardsync: \(errors.count - 20) more errors in \(path)") }
-            return set
+            return try ContactSetReader.read(path: path)
         } catch {
             switch error.code {
             case .missingInput: throw CommandFailure.missingInput(error.description)

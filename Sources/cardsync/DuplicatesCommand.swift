@@ -48,7 +48,9 @@ struct DuplicatesCommand: AsyncParsableCommand {
             } catch {
                 throw error.code == .missingInput ? CommandFailure.missingInput(error.description) : CommandFailure.io(error.description)
             }
-            let entries = set.parsed()
+            // Only what the finder reads: a card's other properties (a photo is most of its bytes)
+            // are read again only for the content hash of cards that may be exact duplicates.
+            let entries = set.parsed(selecting: DuplicateFinder.propertiesRead)
             let clusters = DuplicateFinder(threshold: threshold).clusters(in: entries)
             var merged: [MergeOutcome] = []
             if merge {
@@ -91,7 +93,8 @@ struct DuplicatesCommand: AsyncParsableCommand {
 
     /// The member with the richest card first: it is the one kept.
     static func keeperFirst(_ members: [ContactEntry]) -> [ContactEntry] {
-        members.enumerated().sorted { ($0.element.card.properties.count, -$0.offset) > ($1.element.card.properties.count, -$1.offset) }.map(\.element)
+        let counts = members.map { $0.completeCard.properties.count }
+        return members.indices.sorted { (counts[$0], -$0) > (counts[$1], -$1) }.map { members[$0] }
     }
 }
 

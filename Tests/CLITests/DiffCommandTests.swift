@@ -52,9 +52,10 @@ import TestSupport
         let result = try CLIRunner.run(["diff", old, old + ".missing"])
         #expect(result.status >= 2)
         #expect(result.standardError.contains("no such file or folder"))
-        let remote = try CLIRunner.run(["diff", "http://127.0.0.1:5984/contacts", old])
-        #expect(remote.status == 2)
-        #expect(remote.standardError.contains("not supported yet"))
+        let remote = try CLIRunner.run(["diff", "http://admin:secret-pa55@127.0.0.1:5984/Contacts", old])
+        #expect(remote.status == 78, "a URL that names no valid database is a configuration error")
+        #expect(remote.standardError.contains("is not a CouchDB database name"))
+        #expect(!remote.standardError.contains("secret-pa55"))
     }
 
     @Test func diffJSONPutsTheSummaryBeforeTheDetailsAndValidates() throws {

@@ -3,7 +3,7 @@ import VCardKit
 /// Finds contacts that are probably the same person.
 ///
 /// ```swift
-/// let entries = try ContactSetReader.read(path: "~/contacts").parsed()
+/// let entries = try ContactSetReader.read(path: "~/contacts").parsed(selecting: DuplicateFinder.propertiesRead)
 /// for cluster in DuplicateFinder().clusters(in: entries) {
 ///     print(cluster.members.map { entries[$0].displayName }, cluster.confidence, cluster.score)
 /// }
@@ -31,6 +31,10 @@ public struct DuplicateFinder: Sendable {
     public static let noSharedEmailFactor = 0.95
     /// The default ``threshold``.
     public static let defaultThreshold = 0.9
+    /// The properties ``clusters(in:)`` reads from a card (the content hash aside, which
+    /// ``ContactEntry/hash`` takes from the complete card): entries read with
+    /// ``ContactSet/parsed(selecting:)`` and these names give the same clusters as whole cards.
+    public static let propertiesRead: Set<String> = ["FN", "N", "ORG", "EMAIL", "TEL", "BDAY", "UID"]
     /// The lowest score of a link that joins two contacts.
     public var threshold: Double
     /// Blocks larger than this are not searched for strong and fuzzy links.
@@ -92,31 +96,36 @@ public struct DuplicateFinder: Sendable {
         }
         let threshold = self.threshold
         let scored = Parallel.map(Array(candidates), minimumPerWorker: 256) { pair in
-            link(pair.first, identities[pair.first], pair.second, identities[pair.second]).flatMap { $0.score >= threshold ? $0 : nil }
+            link(pair.first, identities[pair.first], pair.second, identities[pair.second], atLeast: threshold)
         }
         links += scored.compactMap { $0 }
         return Self.clusters(from: links, count: entries.count)
     }
 
-    /// The link between two contacts that share a detail, or `nil` when they have no name.
-    func link(_ first: Int, _ a: ContactIdentity, _ second: Int, _ b: ContactIdentity) -> DuplicateLink? {
+    /// The link between two contacts that share a detail, or `nil` when they have no name or
+    /// its score is below `minimum` (checked before its reasons are written: most candidate
+    /// pairs are not links).
+    func link(_ first: Int, _ a: ContactIdentity, _ second: Int, _ b: ContactIdentity, atLeast minimum: Double = 0) -> DuplicateLink? {
         guard !a.nameKey.isEmpty, !b.nameKey.isEmpty else { return nil }
-        let emails = a.sharedEmails(with: b).sorted()
-        let phones = a.sharedPhones(with: b).map(\.description)
+        let emails = a.sharedEmails(with: b)
+        let phones = a.sharedPhones(with: b)
         let shared = emails.count + phones.count
         guard shared > 0 else { return nil }
         let disagreements = a.disagreements(with: b)
         guard !disagreements.contains("different-birthdays") else { return nil }
         var penalty = 1.0
-        var details = emails.map { "e-mail " + $0 } + phones.map { "phone " + $0 }
-        if disagreements.contains("no-shared-phone") { penalty *= Self.noSharedPhoneFactor; details.append("but no telephone number in common") }
-        if disagreements.contains("no-shared-email") { penalty *= Self.noSharedEmailFactor; details.append("but no e-mail address in common") }
-        if a.nameKey == b.nameKey {
-            return DuplicateLink(first: first, second: second, confidence: .strong, score: (shared >= 2 ? 0.99 : 0.97) * penalty,
-                                 reasons: ["same name"] + details)
+        if disagreements.contains("no-shared-phone") { penalty *= Self.noSharedPhoneFactor }
+        if disagreements.contains("no-shared-email") { penalty *= Self.noSharedEmailFactor }
+        let sameName = a.nameKey == b.nameKey
+        let similarity = sameName ? 1 : NameNormalizer.similarity(a.nameWords, b.nameWords)
+        let score = sameName ? (shared >= 2 ? 0.99 : 0.97) * penalty : similarity * (shared >= 2 ? 1 : 0.97) * penalty
+        guard score >= minimum else { return nil }
+        var details = emails.sorted().map { "e-mail " + $0 } + phones.map { "phone " + $0.description }
+        if disagreements.contains("no-shared-phone") { details.append("but no telephone number in common") }
+        if disagreements.contains("no-shared-email") { details.append("but no e-mail address in common") }
+        if sameName {
+            return DuplicateLink(first: first, second: second, confidence: .strong, score: score, reasons: ["same name"] + details)
         }
-        let similarity = NameNormalizer.similarity(a.nameWords, b.nameWords)
-        let score = similarity * (shared >= 2 ? 1 : 0.97) * penalty
         let rounded = (similarity * 100).rounded() / 100
         return DuplicateLink(first: first, second: second, confidence: .fuzzy, score: score,
                              reasons: ["similar names (\(rounded))"] + details)

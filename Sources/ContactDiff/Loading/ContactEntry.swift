@@ -2,15 +2,26 @@ public import VCardKit
 
 /// One contact of a ``ContactSet``: the card, where it was read, and what matching needs.
 public struct ContactEntry: Sendable {
-    /// The card.
+    /// The card — for an entry read with only some properties (``ContactSet/parsed(selecting:)``),
+    /// only those; ``completeCard`` reads the rest.
     public var card: VCard
     /// Where the card was read: `file:line`.
     public var origin: String
     /// The card's UID without surrounding white space; `nil` when it has none.
     public var uid: String?
-    /// The content hash (form, `UID`, `REV`, `PRODID` and `VERSION` do not change it),
-    /// computed on each access: most comparisons never need it, and it is most of the cost of a card.
-    public var hash: ContentHash { ContentHash(of: card) }
+    /// The content hash (form, `UID`, `REV`, `PRODID` and `VERSION` do not change it) of the
+    /// complete card, computed on each access: most comparisons never need it, and it is most of
+    /// the cost of a card.
+    public var hash: ContentHash { ContentHash(of: completeCard) }
+    /// The whole card's text and source name when ``card`` holds only some of its properties.
+    var wholeText: (bytes: ArraySlice<UInt8>, source: String)?
+    /// Whether ``card`` holds only some of the card's properties.
+    public var isPartial: Bool { wholeText != nil }
+    /// The card with all its properties: ``card``, or for a partial entry the card read again whole.
+    public var completeCard: VCard {
+        guard let wholeText else { return card }
+        return (try? VCardReader.read(wholeText.bytes, sourceName: wholeText.source))?.cards.first ?? card
+    }
     /// The name to show: `FN`, else `N`, else the organization, else the UID, else the origin.
     public var displayName: String
 

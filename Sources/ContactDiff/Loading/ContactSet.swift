@@ -49,6 +49,28 @@ public struct ContactSet: Sendable {
         Self.parse(items)
     }
 
+    /// Every card parsed, in order, on every core, with only the properties named (upper case;
+    /// `VERSION` is always read) where the card's text allows it (``PropertySelection``): a card
+    /// of plain vCard text whose lines are all properties or folds. The entries are
+    /// ``ContactEntry/isPartial``; their ``ContactEntry/hash`` and ``ContactEntry/completeCard``
+    /// read the whole card. What the properties named say is the same as in ``parsed()``.
+    ///
+    /// ```swift
+    /// let entries = set.parsed(selecting: DuplicateFinder.propertiesRead)
+    /// ```
+    public func parsed(selecting names: Set<String>) -> [ContactEntry] {
+        let names = Set(names.map { $0.uppercased() })
+        return Parallel.map(items, minimumPerWorker: 32) { item -> ContactEntry? in
+            guard case .text(let bytes, let source, let line) = item, let selected = PropertySelection.select(names, from: bytes) else {
+                return Self.parse([item]).first
+            }
+            guard let card = (try? VCardReader.read(selected, sourceName: source))?.cards.first else { return nil }
+            var entry = ContactEntry(card: card, origin: "\(source):\(line)")
+            entry.wholeText = (bytes, source)
+            return entry
+        }.compactMap { $0 }
+    }
+
     /// Parses `items` on every core, keeping their order; unrecoverable cards are left out.
     public static func parse(_ items: [Item]) -> [ContactEntry] {
         Parallel.map(items, minimumPerWorker: 32) { item -> ContactEntry? in
