@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CouchClient", targets: ["CouchClient"]),
         .executable(name: "cardsync", targets: ["cardsync"]),
         .executable(name: "cardsync-bench", targets: ["cardsync-bench"]),
+        .executable(name: "cardsync-faultproxy", targets: ["cardsync-faultproxy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -105,6 +106,20 @@ let package = Package(
             dependencies: ["VCardKit", "VCardXML", "SampleGenerator"],
             swiftSettings: sharedSwiftSettings
         ),
+        // A fault-injecting HTTP proxy on the loopback interface, for sync and client tests.
+        .target(
+            name: "FaultInjection",
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The proxy as a command, for scripts: `cardsync-faultproxy --upstream http://127.0.0.1:5984`.
+        .executableTarget(
+            name: "cardsync-faultproxy",
+            dependencies: [
+                "FaultInjection",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["VCardKit"],
@@ -140,6 +155,11 @@ let package = Package(
         .testTarget(
             name: "CouchClientTests",
             dependencies: ["CouchClient", "CouchServer", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "FaultInjectionTests",
+            dependencies: ["FaultInjection", "CouchClient", "CouchServer", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
