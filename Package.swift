@@ -120,6 +120,18 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
+        // The invariants each fuzz target checks, shared by the fuzzer and the regression tests.
+        .target(
+            name: "FuzzChecks",
+            dependencies: ["VCardKit", "VCardXML", "ContactStore", "CouchServer"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // libFuzzer entry points (built by .ci/fuzz.sh with -sanitize=fuzzer), or a replayer of saved inputs.
+        .executableTarget(
+            name: "cardsync-fuzz",
+            dependencies: ["FuzzChecks"],
+            swiftSettings: sharedSwiftSettings
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["VCardKit"],
@@ -160,6 +172,12 @@ let package = Package(
         .testTarget(
             name: "FaultInjectionTests",
             dependencies: ["FaultInjection", "CouchClient", "CouchServer", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["FuzzChecks", "TestSupport"],
+            exclude: ["Inputs"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
