@@ -23,9 +23,9 @@ targets=("$@")
 [ "${#targets[@]}" -gt 0 ] || targets=(vcard jcard xcard journal couch-body)
 scratch="$repo/.build-fuzz"
 
-swift build -c release --product cardsync-fuzz --scratch-path "$scratch" \
-  -Xswiftc -sanitize=fuzzer -Xswiftc -DCARDSYNC_LIBFUZZER >&2
-bin="$scratch/release/cardsync-fuzz"
+flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -DCARDSYNC_LIBFUZZER)
+swift build --product cardsync-fuzz "${flags[@]}" >&2
+bin="$(swift build "${flags[@]}" --show-bin-path)/cardsync-fuzz"
 
 # Journal-line seeds: the journal of a book made from the samples, one line per file.
 seeds="$scratch/seeds"

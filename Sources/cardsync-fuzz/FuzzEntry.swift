@@ -16,11 +16,28 @@ nonisolated(unsafe) private var selectedTarget: FuzzTarget = .vcard
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
     guard let name = getenv("CARDSYNC_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name) else {
-        fputs("set CARDSYNC_FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))\n", stderr)
+        let message = "set CARDSYNC_FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))\n"
+        _ = message.withCString { write(2, $0, strlen($0)) }
         exit(64)
     }
     selectedTarget = target
     return 0
+}
+
+/// libFuzzer's driver, called from our own `main`: SwiftPM links an executable's entry point as
+/// `cardsync_fuzz_main`, so libFuzzer's `main` is not the one that runs.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+@_cdecl("cardsync_fuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments) { data, size in fuzzerTestOneInput(data, size) }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
