@@ -50,17 +50,19 @@ run_target() {
     journal) seedDirs=("$seeds/journal") ;;
     couch-body) seedDirs=("$seeds/journal" "$shared/corpus") ;;
   esac
-  local status=0
+  local status=0 started
+  started=$(date +%s)
   SWIFT_BACKTRACE=enable=no CARDSYNC_FUZZ_TARGET="$target" "$bin" "$corpus" "${seedDirs[@]}" \
     -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
     -artifact_prefix="$artifacts" -print_final_stats=1 >"$log" 2>&1 || status=$?
-  local execs runs_seconds cov corp found
+  local execs elapsed cov corp found
+  elapsed=$(( $(date +%s) - started ))
   execs=$(grep -Eo 'stat::number_of_executed_units: [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -n 1 || echo 0)
   cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)
   corp=$(grep -Eo 'corp: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)
   found=$(find "$artifacts" -type f | wc -l)
   printf '{"target":"%s","seconds":%s,"executions":%s,"coverage":%s,"corpus":%s,"failingInputs":%s,"exit":%s}\n' \
-    "$target" "$seconds" "${execs:-0}" "${cov:-0}" "${corp:-0}" "$found" "$status"
+    "$target" "$elapsed" "${execs:-0}" "${cov:-0}" "${corp:-0}" "$found" "$status"
   if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then
     echo "fuzz target $target failed (exit $status); see $log and $artifacts" >&2
     grep -E 'Fatal error|ERROR|SUMMARY' "$log" | head -n 5 >&2 || true

@@ -271,8 +271,8 @@ public struct XCardStreamWriter: Sendable {
         if let components {
             for (element, items) in components {
                 if items.isEmpty {
-                    start(writer, element)
-                    writer.end()
+                    // As an empty string: reading `<x/>` back gives one empty item, written the same way.
+                    self.element(writer, element, "")
                 } else {
                     for item in items { self.element(writer, element, item) }
                 }

@@ -77,6 +77,11 @@ enum DateForms {
         let (clock, zone) = zoneSplit(time)
         let c = clock.replacingColons
         let z = zone.replacingColons
+        // Only what is a time loses its colons; text that merely holds a `T` is kept as written,
+        // so converting twice gives what converting once gave (found by fuzzing the jCard reader).
+        let isClock = !c.isEmpty && c.allSatisfy { $0.isASCIIDigitCharacter || $0 == "-" || $0 == "." }
+        let isZone = z.isEmpty || z == "Z" || (z.count == 5 && (z.first == "+" || z.first == "-") && isDigits(Substring(z).dropFirst()))
+        guard isClock, isZone else { return time }
         return c + z
     }
 
