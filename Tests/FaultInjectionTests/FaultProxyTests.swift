@@ -126,6 +126,9 @@ struct FaultProxyTests {
                 }
             }
             let statistics = proxy.statistics
+            // One line for RELIABILITY.md's figures.
+            let kinds = statistics.faults.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }
+            print("fault suite: \(statistics.requests) requests, \(statistics.totalFaults) faults (\(kinds.joined(separator: " ")))")
             #expect(statistics.totalFaults > count * 2 / 10, "faults: \(statistics.faults)")
             #expect(Set(statistics.faults.keys) == Set(FaultKind.allCases), "faults: \(statistics.faults)")
 
