@@ -201,11 +201,11 @@ enum POSIX {
         var names: [String] = []
         var undecodable: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                let end = bytes.firstIndex(of: 0) ?? bytes.count
-                return Array(bytes[0..<end])
-            }
+            // The name in place, up to its NUL: a record can be shorter than `dirent`, so copying
+            // the whole `d_name` array read past the end of readdir's buffer (AddressSanitizer).
+            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let length = strlen(start.assumingMemoryBound(to: CChar.self))
+            let name = Array(UnsafeRawBufferPointer(start: start, count: length))
             if name == [0x2E] || name == [0x2E, 0x2E] { continue }
             if let text = String(validating: name, as: UTF8.self) {
                 names.append(text)
