@@ -60,7 +60,7 @@ run_target() {
   execs=$(grep -Eo 'stat::number_of_executed_units: [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -n 1 || echo 0)
   cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)
   corp=$(grep -Eo 'corp: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)
-  found=$(find "$artifacts" -type f | wc -l)
+  found=$( (find "$artifacts" -type f 2>/dev/null || true) | wc -l)
   printf '{"target":"%s","seconds":%s,"executions":%s,"coverage":%s,"corpus":%s,"failingInputs":%s,"exit":%s}\n' \
     "$target" "$elapsed" "${execs:-0}" "${cov:-0}" "${corp:-0}" "$found" "$status"
   if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then

@@ -3,12 +3,14 @@ import FaultInjection
 import Foundation
 import Testing
 
-/// A client that fails at once, so each fault's effect is seen by the caller.
-private let noRetries = CouchClient.Configuration(requestTimeout: .milliseconds(700), retry: .none)
+/// A client that fails at once, so each fault's effect is seen by the caller. The timeouts leave
+/// room for a server slowed down by a sanitizer on a busy machine (700 ms was too short under
+/// AddressSanitizer); stalls last longer than them.
+private let noRetries = CouchClient.Configuration(requestTimeout: .seconds(3), retry: .none)
 
 /// A client that retries quickly, as a sync would (short waits so the suite stays fast).
 private let quickRetries = CouchClient.Configuration(
-    requestTimeout: .milliseconds(700),
+    requestTimeout: .seconds(3),
     retry: RetryPolicy(maximumAttempts: 12, initialDelay: .milliseconds(5), maximumDelay: .milliseconds(80),
                        maximumRetryAfter: .milliseconds(50))
 )
@@ -52,7 +54,7 @@ struct FaultProxyTests {
     /// and what the client saw.
     @Test(arguments: FaultKind.allCases)
     func eachFaultKindDoesWhatItSays(kind: FaultKind) async throws {
-        try await withProxiedServer({ .init(upstreamPort: $0, faultRate: 1, kinds: [kind], stallDuration: .seconds(2)) }) { proxy, direct in
+        try await withProxiedServer({ .init(upstreamPort: $0, faultRate: 1, kinds: [kind], stallDuration: .seconds(4)) }) { proxy, direct in
             _ = try await withCouchClient(url: direct) { client in try await client.database("faults").create() }
             let outcome: Result<DocumentUpdate, CouchClientError> = try await withCouchClient(
                 url: proxy.authenticatedURL, configuration: noRetries
@@ -111,7 +113,7 @@ struct FaultProxyTests {
 
     @Test func writesThroughTwentyPercentFaultsLandExactlyOnce() async throws {
         let count = 120
-        try await withProxiedServer({ .init(upstreamPort: $0, faultRate: 0.2, seed: 20, stallDuration: .seconds(1)) }) { proxy, direct in
+        try await withProxiedServer({ .init(upstreamPort: $0, faultRate: 0.2, seed: 20, stallDuration: .milliseconds(3500)) }) { proxy, direct in
             _ = try await withCouchClient(url: direct) { client in try await client.database("contacts").create() }
             try await withCouchClient(url: proxy.authenticatedURL, configuration: quickRetries) { client in
                 let database = client.database("contacts")

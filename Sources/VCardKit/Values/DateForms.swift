@@ -50,7 +50,9 @@ enum DateForms {
             let digits = s.filter { $0 != "-" }
             if digits.count == 8 && isDigits(Substring(digits)) { return digits }
         }
-        if s.hasPrefix("--") && !s.hasPrefix("---") && s.count == 7 && s.dropFirst(4).first == "-" {
+        // `--MM-DD` only when MM and DD are digits (`--,--02` is not a date; found by fuzzing).
+        if s.hasPrefix("--") && !s.hasPrefix("---") && s.count == 7 && s.dropFirst(4).first == "-",
+           isDigits(s.dropFirst(2).prefix(2)), isDigits(s.suffix(2)) {
             return "--" + s.dropFirst(2).filter { $0 != "-" }
         }
         return date
