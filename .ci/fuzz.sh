@@ -43,6 +43,8 @@ fi
 run_target() {
   local target="$1"
   local corpus="$scratch/corpus/$target" artifacts="$scratch/artifacts/$target/" log="$scratch/logs/$target.log"
+  # Failing inputs of an earlier run are gone: keep them in Tests/FuzzRegressionTests/Inputs.
+  rm -rf "$artifacts"
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   local seedDirs=()
   case "$target" in

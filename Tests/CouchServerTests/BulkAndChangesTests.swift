@@ -240,7 +240,9 @@ func writeBranch(_ client: CouchTestClient, id: String, base: String, hash: Stri
             async let waiting = withExtraClient(port: port) { other in
                 try await other.request(.get, "/db/_changes?feed=longpoll&since=now&timeout=20000&heartbeat=100")
             }
-            try await Task.sleep(for: .milliseconds(400))
+            // Long enough for the first 100 ms heartbeats even on a slow (sanitized, busy) machine:
+            // 400 ms was not enough under AddressSanitizer.
+            try await Task.sleep(for: .seconds(2))
             try await client.request(.put, "/db/wake", json: .obj([:]))
             let result = try await waiting
             #expect(ContinuousClock.now - started < .seconds(10))
