@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "ContactDiff", targets: ["ContactDiff"]),
         .executable(name: "cardsync", targets: ["cardsync"]),
         .executable(name: "cardsync-bench", targets: ["cardsync-bench"]),
+        .executable(name: "cardsync-faultproxy", targets: ["cardsync-faultproxy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -130,6 +131,32 @@ let package = Package(
             dependencies: ["VCardKit", "VCardXML", "SampleGenerator"],
             swiftSettings: sharedSwiftSettings
         ),
+        // A fault-injecting HTTP proxy on the loopback interface, for sync and client tests.
+        .target(
+            name: "FaultInjection",
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The proxy as a command, for scripts: `cardsync-faultproxy --upstream http://127.0.0.1:5984`.
+        .executableTarget(
+            name: "cardsync-faultproxy",
+            dependencies: [
+                "FaultInjection",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The invariants each fuzz target checks, shared by the fuzzer and the regression tests.
+        .target(
+            name: "FuzzChecks",
+            dependencies: ["VCardKit", "VCardXML", "ContactStore", "CouchServer"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // libFuzzer entry points (built by .ci/fuzz.sh with -sanitize=fuzzer), or a replayer of saved inputs.
+        .executableTarget(
+            name: "cardsync-fuzz",
+            dependencies: ["FuzzChecks"],
+            swiftSettings: sharedSwiftSettings
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["VCardKit"],
@@ -178,6 +205,17 @@ let package = Package(
                 "ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport", "CouchClient", "CouchServer", "SyncEngine",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "FaultInjectionTests",
+            dependencies: ["FaultInjection", "CouchClient", "CouchServer", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["FuzzChecks", "TestSupport"],
+            exclude: ["Inputs"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

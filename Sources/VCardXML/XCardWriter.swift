@@ -251,9 +251,8 @@ public struct XCardStreamWriter: Sendable {
             valueElements = valueElements.map { ($0.0, Self.shiftingControlCharacters($0.1)) }
             parameters.append(VCardParameter(name: XCardVocabulary.controlMarker, value: "U+F700"))
         }
-        for parameter in property.parameters where parameter.name.uppercased() == "VALUE" && !XCardVocabulary.valueTypes.contains(parameter.values.first?.lowercased() ?? "") {
-            parameters.append(parameter)
-        }
+        // (A VALUE parameter naming a type xCard does not know is already in `parameters`, from
+        // the loop above; adding it again doubled it on every round trip, found by fuzzing.)
         parameters = Self.inSchemaOrder(parameters.filter { !($0.name.uppercased() == "CHARSET") }, property: name)
         if !parameters.isEmpty {
             start(writer, "parameters")
@@ -271,8 +270,8 @@ public struct XCardStreamWriter: Sendable {
         if let components {
             for (element, items) in components {
                 if items.isEmpty {
-                    start(writer, element)
-                    writer.end()
+                    // As an empty string: reading `<x/>` back gives one empty item, written the same way.
+                    self.element(writer, element, "")
                 } else {
                     for item in items { self.element(writer, element, item) }
                 }

@@ -240,8 +240,9 @@ func writeBranch(_ client: CouchTestClient, id: String, base: String, hash: Stri
             async let waiting = withExtraClient(port: port) { other in
                 try await other.request(.get, "/db/_changes?feed=longpoll&since=now&timeout=20000&heartbeat=100")
             }
-            // Long enough for the longpoll to be waiting (and a heartbeat sent) even on a loaded machine.
-            try await Task.sleep(for: .milliseconds(1500))
+            // Long enough for the first 100 ms heartbeats even on a slow (sanitized, busy) machine:
+            // 400 ms was not enough under AddressSanitizer.
+            try await Task.sleep(for: .seconds(2))
             try await client.request(.put, "/db/wake", json: .obj([:]))
             let result = try await waiting
             #expect(ContinuousClock.now - started < .seconds(10))

@@ -70,3 +70,18 @@ import TestSupport
         #expect(!schema.problems(in: Array(#"["vcard",[["fn",{},"txt","A"]]]"#.utf8)).isEmpty)
     }
 }
+
+/// Lone UTF-16 surrogates in jCard strings (the first was an arithmetic overflow, found by fuzzing).
+struct JCardSurrogateTests {
+    @Test(arguments: [
+        (#"\udadd\udade"#, "\u{FFFD}\u{FFFD}"),
+        (#"\ud83d\u0041"#, "\u{FFFD}A"),
+        (#"\ud83d\ude00"#, "😀"),
+        (#"\udc00"#, "\u{FFFD}"),
+    ])
+    func aLoneSurrogateBecomesAReplacementCharacter(escaped: String, expected: String) throws {
+        let text = #"["vcard",[["version",{},"text","4.0"],["fn",{},"text",""# + escaped + #""]]]"#
+        let result = try JCardReader.read(Array(text.utf8))
+        #expect(result.cards.first?.formattedName == expected)
+    }
+}

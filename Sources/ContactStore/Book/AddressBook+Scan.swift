@@ -19,12 +19,21 @@ struct ScannedFile: Sendable {
     /// Whether writing the cards one after another gives the file back byte for byte.
     var isRewritable = false
 
+    /// The largest contact file read: two cards of the largest size the reader accepts
+    /// (``VCardReadOptions/maximumCardBytes``, 8 MB). A larger file is reported and left alone,
+    /// so a huge file dropped in the folder cannot exhaust memory.
+    static let maximumFileBytes = 2 * VCardReadOptions.lenient.maximumCardBytes
+
     /// Reads and hashes every card of `directory/name`.
     static func read(directory: String, name: String) -> ScannedFile {
         var file = ScannedFile(name: name)
         let bytes: [UInt8]
         do {
-            (bytes, file.stamp) = try POSIX.readFile(directory + "/" + name)
+            (bytes, file.stamp) = try POSIX.readFile(directory + "/" + name, maximumBytes: maximumFileBytes)
+        } catch where error.code == .invalidInput {
+            file.problem = StoreProblem(code: "file-too-large", file: name,
+                                        message: "\(error.message); it was left untouched")
+            return file
         } catch {
             file.problem = StoreProblem(code: "unreadable-file", file: name,
                                         message: "cannot be read (\(error.message)); it was left untouched")

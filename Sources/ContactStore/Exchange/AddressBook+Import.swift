@@ -93,7 +93,8 @@ extension AddressBook {
                 var start = 0
                 while start < result.cards.count {
                     let end = min(start + Self.importBatchSize, result.cards.count)
-                    let prepared = Parallel.map(Array(result.cards[start..<end])) { Self.prepare($0) }
+                    let prepared = Self.keepingReadable(Parallel.map(Array(result.cards[start..<end])) { Self.prepare($0) },
+                                                        source: source.name, into: &report)
                     try await importBatch(prepared, source: source.name, onDuplicate: onDuplicate, importedUIDs: &importedUIDs, report: &report)
                     start = end
                     progressed()
@@ -113,9 +114,34 @@ extension AddressBook {
         prepared.reserveCapacity(results.count)
         for (card, diagnostics) in results {
             report.diagnostics.append(contentsOf: diagnostics)
-            if let card { prepared.append(card) }
+            guard let card else { continue }
+            if let error = diagnostics.first(where: { $0.severity == .error }) {
+                report.diagnostics.append(skipped(at: error.location))
+                continue
+            }
+            prepared.append(card)
         }
         return prepared
+    }
+
+    /// Keeps the cards of a jCard or xCard file whose vCard text reads back without errors (a
+    /// control character in a jCard string would otherwise become a contact file no scan accepts).
+    static func keepingReadable(_ cards: [PreparedCard], source: String, into report: inout ImportReport) -> [PreparedCard] {
+        cards.filter { card in
+            let errors = (try? VCardReader.read(card.bytes, sourceName: source))?.diagnostics.filter { $0.severity == .error }
+            guard let errors, errors.isEmpty else {
+                report.diagnostics.append(skipped(at: SourceLocation(source: source, line: card.line, column: 1)))
+                return false
+            }
+            return true
+        }
+    }
+
+    /// The note for a card left out because a contact file cannot hold it as it is.
+    static func skipped(at location: SourceLocation) -> Diagnostic {
+        Diagnostic(severity: .error, code: "card-not-imported",
+                   message: "the card was not imported: with this error its contact file could not be read back; fix it and import again",
+                   location: location)
     }
 
     static func prepare(_ card: VCard) -> PreparedCard {

@@ -72,7 +72,10 @@ enum POSIX {
     }
 
     /// The whole content of a file, and its stamp taken from the open descriptor.
-    static func readFile(_ path: String) throws(ContactStoreError) -> (bytes: [UInt8], stamp: FileStamp) {
+    ///
+    /// - Parameter maximumBytes: a larger file (also one that grows past it while read) is not
+    ///   read: `invalidInput` is thrown before its bytes are held in memory.
+    static func readFile(_ path: String, maximumBytes: Int = .max) throws(ContactStoreError) -> (bytes: [UInt8], stamp: FileStamp) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let number = errno
@@ -82,6 +85,7 @@ enum POSIX {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(path, "cannot stat", errno: errno) }
+        if Int(info.st_size) > maximumBytes { throw tooLarge(path, maximumBytes) }
         var bytes: [UInt8] = []
         var capacity = max(Int(info.st_size), 0) + 1
         bytes.reserveCapacity(capacity)
@@ -93,10 +97,15 @@ enum POSIX {
                 throw .io(path, "cannot read", errno: errno)
             }
             if count == 0 { break }
+            if bytes.count + count > maximumBytes { throw tooLarge(path, maximumBytes) }
             bytes.append(contentsOf: chunk[0..<count])
             capacity = max(capacity, bytes.count)
         }
         return (bytes, stamp(of: info))
+    }
+
+    private static func tooLarge(_ path: String, _ limit: Int) -> ContactStoreError {
+        ContactStoreError(code: .invalidInput, message: "is larger than \(limit) bytes, the limit for a contact file", path: path)
     }
 
     /// Writes all of `bytes` to `fd`.
@@ -192,11 +201,11 @@ enum POSIX {
         var names: [String] = []
         var undecodable: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                let end = bytes.firstIndex(of: 0) ?? bytes.count
-                return Array(bytes[0..<end])
-            }
+            // The name in place, up to its NUL: a record can be shorter than `dirent`, so copying
+            // the whole `d_name` array read past the end of readdir's buffer (AddressSanitizer).
+            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let length = strlen(start.assumingMemoryBound(to: CChar.self))
+            let name = Array(UnsafeRawBufferPointer(start: start, count: length))
             if name == [0x2E] || name == [0x2E, 0x2E] { continue }
             if let text = String(validating: name, as: UTF8.self) {
                 names.append(text)

@@ -1,24 +1,32 @@
 /// File names for contacts: the UID when it is a safe name, otherwise a fresh UUID.
 ///
 /// A safe name has only `A-Z a-z 0-9 . _ + -`, does not start with `.` (hidden files are
-/// cardsync's own), and is at most 200 bytes with its `.vcf` ending, so it can never point
-/// outside the folder nor break another program's file handling.
+/// cardsync's own), is at most 200 bytes with its `.vcf` ending, and is not a device name
+/// Windows reserves (`CON`, `NUL`, `COM1`, … whatever the extension), so it can never point
+/// outside the folder nor break another program's file handling. Names made from UIDs are
+/// lower-case, so two UIDs that differ only in case get different files on case-insensitive
+/// disks too (the second finds the first's name taken and gets a UUID).
 enum SafeFileName {
     /// The longest file name cardsync writes, in bytes.
     static let maximumBytes = 200
 
-    /// `uid.vcf` when `uid` is safe (a `urn:uuid:` prefix left off), else `nil`.
+    /// Device names Windows reserves in every folder, with any extension.
+    static let windowsReservedStems = Set(["con", "prn", "aux", "nul"] + (1...9).flatMap { ["com\($0)", "lpt\($0)"] })
+
+    /// `uid.vcf`, lower-cased, when `uid` is safe (a `urn:uuid:` prefix left off), else `nil`.
     static func name(forUID uid: String) -> String? {
         let bare = uid.lowercased().hasPrefix("urn:uuid:") ? String(uid.dropFirst(9)) : uid
-        let name = bare + ".vcf"
-        guard isSafe(name) else { return nil }
-        return name
+        // Checked before lower-casing: some non-ASCII letters lower-case to ASCII (K, the Kelvin sign).
+        guard isSafe(bare + ".vcf") else { return nil }
+        return bare.lowercased() + ".vcf"
     }
 
     /// Whether `name` is a safe contact file name.
     static func isSafe(_ name: String) -> Bool {
         let utf8 = name.utf8
         guard !utf8.isEmpty, utf8.count <= maximumBytes, utf8.first != 0x2E else { return false }
+        let stem = name.split(separator: ".", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        guard !windowsReservedStems.contains(stem) else { return false }
         return utf8.allSatisfy { byte in
             (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
                 || byte == 0x2E || byte == 0x5F || byte == 0x2B || byte == 0x2D

@@ -1,8 +1,8 @@
 import VCardKit
 
 /// Why a journal line could not be read.
-struct JournalLineError: Error, Sendable {
-    var reason: String
+package struct JournalLineError: Error, Sendable {
+    package var reason: String
     /// The line was written by a newer cardsync, rather than damaged.
     var isNewerFormat = false
 }
@@ -13,9 +13,9 @@ struct JournalLineError: Error, Sendable {
 /// `checksum` is the CRC-32 (zlib's) of the line without its own member: the compact, key-sorted
 /// JSON of the other members, exactly as Python writes it with
 /// `json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`.
-enum JournalLine {
+package enum JournalLine {
     /// The line for `event`, with its line feed.
-    static func encode(_ event: JournalEvent) -> [UInt8] {
+    package static func encode(_ event: JournalEvent) -> [UInt8] {
         var head: [UInt8] = [0x7B]
         head.reserveCapacity(256 + (event.card?.count ?? 0) * 11 / 10)
         if let card = event.card {
@@ -99,7 +99,7 @@ enum JournalLine {
     }
 
     /// Reads one line held in an array (without its line feed) and checks its checksum.
-    static func decode(_ line: [UInt8], includingCard: Bool) throws(JournalLineError) -> JournalEvent {
+    package static func decode(_ line: [UInt8], includingCard: Bool) throws(JournalLineError) -> JournalEvent {
         let result = line.withUnsafeBytes { raw -> Result<JournalEvent, JournalLineError> in
             do throws(JournalLineError) { return .success(try decode(raw, includingCard: includingCard)) } catch { return .failure(error) }
         }

@@ -1,19 +1,19 @@
 /// Turns a JSON document as clients send it into a ``DocumentEdit``: takes out `_id`, `_rev`,
 /// `_deleted` and `_revisions`, drops the read-only `_conflicts`-style members, and refuses
 /// other members starting with `_`, as CouchDB does.
-enum DocumentRequestBody {
+package enum DocumentRequestBody {
     static let ignoredMembers: Set<String> = ["_conflicts", "_deleted_conflicts", "_local_seq", "_revs_info"]
     static let keptMembers: Set<String> = ["_attachments"]
 
-    struct Parsed {
-        var id: String?
+    package struct Parsed {
+        package var id: String?
         var revision: Revision?
         var isDeleted: Bool
         var history: [Revision]?
         var body: JSONObject
     }
 
-    static func parse(_ object: JSONObject) throws(CouchError) -> Parsed {
+    package static func parse(_ object: JSONObject) throws(CouchError) -> Parsed {
         var parsed = Parsed(id: nil, revision: nil, isDeleted: false, history: nil, body: JSONObject())
         for member in object.members {
             switch member.key {
@@ -61,7 +61,7 @@ enum DocumentRequestBody {
     }
 
     /// The edit for `parsed`, refusing documents over `maximumSize` bytes.
-    static func edit(_ parsed: Parsed, id: String, newEdits: Bool, maximumSize: Int) throws(CouchError) -> DocumentEdit {
+    package static func edit(_ parsed: Parsed, id: String, newEdits: Bool, maximumSize: Int) throws(CouchError) -> DocumentEdit {
         try validate(id: id)
         if parsed.body.serialized().count > maximumSize {
             throw CouchError(.documentTooLarge, reason: "")

@@ -226,7 +226,14 @@ struct JSONParser {
                     if (0xD800...0xDBFF).contains(scalar), index + 2 < bytes.count, bytes[index + 1] == 0x5C, bytes[index + 2] == 0x75 {
                         index += 2
                         let low = try parseHex4()
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        if (0xDC00...0xDFFF).contains(low) {
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            // A high surrogate not followed by a low one (this overflowed before;
+                            // found by fuzzing): U+FFFD for it, and the second escape on its own.
+                            out += Array("\u{FFFD}".utf8)
+                            scalar = low
+                        }
                     }
                     out += Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8)
                 default: throw failure("unknown escape in a JSON string")

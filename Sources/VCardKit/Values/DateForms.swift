@@ -5,6 +5,9 @@ enum DateForms {
     /// `19850412` → `1985-04-12`, `--0412` → `--04-12`, `T1022` → `10:22` (jCard's time), …
     static func extended(_ value: String, dropTimeDesignator: Bool = true) -> String {
         let (date, time) = split(value)
+        // Text that only holds a `T` is not a date and time: kept as written, so that converting
+        // it twice gives what converting once gave (found by fuzzing the jCard reader).
+        if let time, !isTimeLike(time) { return value }
         var result = extendedDate(date)
         if let time {
             let extendedTime = self.extendedTime(time)
@@ -15,8 +18,9 @@ enum DateForms {
 
     /// `1985-04-12` → `19850412`, `10:22:00` (as a time) → `T102200` when `isTime`, …
     static func basic(_ value: String, isTime: Bool = false) -> String {
-        if isTime && !value.contains("T") { return "T" + basicTime(value) }
+        if isTime && !value.contains("T") { return isTimeLike(value) ? "T" + basicTime(value) : value }
         let (date, time) = split(value)
+        if let time, !isTimeLike(time) { return value }
         var result = basicDate(date)
         if let time { result += "T" + basicTime(time) }
         return result
@@ -46,7 +50,9 @@ enum DateForms {
             let digits = s.filter { $0 != "-" }
             if digits.count == 8 && isDigits(Substring(digits)) { return digits }
         }
-        if s.hasPrefix("--") && !s.hasPrefix("---") && s.count == 7 && s.dropFirst(4).first == "-" {
+        // `--MM-DD` only when MM and DD are digits (`--,--02` is not a date; found by fuzzing).
+        if s.hasPrefix("--") && !s.hasPrefix("---") && s.count == 7 && s.dropFirst(4).first == "-",
+           isDigits(s.dropFirst(2).prefix(2)), isDigits(s.suffix(2)) {
             return "--" + s.dropFirst(2).filter { $0 != "-" }
         }
         return date
@@ -73,11 +79,20 @@ enum DateForms {
         return out + z
     }
 
-    private static func basicTime(_ time: String) -> String {
+    /// Whether `time` (after the `T`) has the characters of a time in either form: digits,
+    /// `:`, `-` and `.`, then nothing, `Z`, or a `±hh[:]mm` offset.
+    private static func isTimeLike(_ time: String) -> Bool {
         let (clock, zone) = zoneSplit(time)
         let c = clock.replacingColons
         let z = zone.replacingColons
-        return c + z
+        let isClock = !c.isEmpty && c.allSatisfy { $0.isASCIIDigitCharacter || $0 == "-" || $0 == "." }
+        let isZone = z.isEmpty || z == "Z" || (z.count == 5 && (z.first == "+" || z.first == "-") && isDigits(Substring(z).dropFirst()))
+        return isClock && isZone
+    }
+
+    private static func basicTime(_ time: String) -> String {
+        let (clock, zone) = zoneSplit(time)
+        return clock.replacingColons + zone.replacingColons
     }
 
     /// `-05:00` → `-0500` (utc-offset values).

@@ -7,7 +7,7 @@ enum JSONOutput {
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         do {
             let data = try encoder.encode(value)
-            Swift.print(String(decoding: data, as: UTF8.self))
+            Swift.print(CredentialRedaction.redact(String(decoding: data, as: UTF8.self)))
         } catch {
             throw CommandFailure.io("cannot encode the JSON output: \(error)")
         }

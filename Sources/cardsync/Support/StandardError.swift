@@ -10,7 +10,7 @@ import Darwin
 enum StandardError {
     /// Writes `text` and a line end to standard error.
     static func print(_ text: String) {
-        var line = text
+        var line = CredentialRedaction.redact(text)
         line.append("\n")
         var remaining = Array(line.utf8)[...]
         while !remaining.isEmpty {

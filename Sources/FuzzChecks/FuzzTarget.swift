@@ -1,0 +1,124 @@
+import ContactStore
+import CouchServer
+import VCardKit
+import VCardXML
+
+/// The readers cardsync fuzzes, each with the invariants its fuzz target checks on every input.
+///
+/// Beyond "no crash", each target checks that what it read writes out and reads back the same
+/// (the writer's output is a fixed point: write → read → write gives the same bytes) and that
+/// the number of cards or values survives. Memory per input is bounded by libFuzzer's
+/// `-malloc_limit_mb`/`-rss_limit_mb` (see `.ci/fuzz.sh`).
+public enum FuzzTarget: String, Sendable, CaseIterable {
+    /// The vCard text reader (2.1, 3.0, 4.0) and writer.
+    case vcard
+    /// The jCard (RFC 7095) reader and writer.
+    case jcard
+    /// The xCard (RFC 6351) reader over libxml2 and the writer.
+    case xcard
+    /// One journal line: decode (with its checksum), encode, decode.
+    case journal
+    /// A document body as `cardsync serve` receives it: JSON parse, serialize, the document
+    /// rules (`_id`, `_rev`, `_deleted`, `_revisions`, reserved members) and the size check.
+    case couchBody = "couch-body"
+
+    /// Runs one input through the target.
+    ///
+    /// - Throws: ``FuzzFailure`` when an invariant does not hold (rejecting the input as
+    ///   malformed is not a failure).
+    public func check(_ input: [UInt8]) throws(FuzzFailure) {
+        switch self {
+        case .vcard: try Self.checkVCard(input)
+        case .jcard: try Self.checkJCard(input)
+        case .xcard: try Self.checkXCard(input)
+        case .journal: try Self.checkJournal(input)
+        case .couchBody: try Self.checkCouchBody(input)
+        }
+    }
+
+    private static func checkVCard(_ input: [UInt8]) throws(FuzzFailure) {
+        guard let first = try? VCardReader.read(input) else { return }
+        let writer = VCardWriter()
+        let written = writer.bytes(for: first.cards)
+        guard let second = try? VCardReader.read(written) else { throw FuzzFailure("the written text cannot be read") }
+        try expect(second.cards.count == first.cards.count,
+                   "read \(first.cards.count) cards, wrote them, read back \(second.cards.count)")
+        let rewritten = writer.bytes(for: second.cards)
+        try expect(rewritten == written, "write → read → write changed the bytes", written, rewritten)
+    }
+
+    private static func checkJCard(_ input: [UInt8]) throws(FuzzFailure) {
+        guard let first = try? JCardReader.read(input), !first.cards.isEmpty else { return }
+        let writer = JCardWriter(unwrapsSingleCard: false)
+        let written = writer.bytes(for: first.cards)
+        guard let second = try? JCardReader.read(written) else { throw FuzzFailure("the written jCard cannot be read") }
+        try expect(second.cards.count == first.cards.count,
+                   "read \(first.cards.count) cards, wrote them, read back \(second.cards.count)")
+        let rewritten = writer.bytes(for: second.cards)
+        try expect(rewritten == written, "write → read → write changed the bytes", written, rewritten)
+    }
+
+    private static func checkXCard(_ input: [UInt8]) throws(FuzzFailure) {
+        guard let first = try? XCardReader.read(input), !first.cards.isEmpty else { return }
+        let writer = XCardWriter(indents: false)
+        let written = writer.bytes(for: first.cards)
+        guard let second = try? XCardReader.read(written) else { throw FuzzFailure("the written xCard cannot be read") }
+        try expect(second.cards.count == first.cards.count,
+                   "read \(first.cards.count) cards, wrote them, read back \(second.cards.count)")
+        let rewritten = writer.bytes(for: second.cards)
+        try expect(rewritten == written, "write → read → write changed the bytes", written, rewritten)
+    }
+
+    private static func checkJournal(_ input: [UInt8]) throws(FuzzFailure) {
+        var line = input
+        if line.last == 0x0A { line.removeLast() }
+        guard let event = try? JournalLine.decode(line, includingCard: true) else { return }
+        let encoded = JournalLine.encode(event)
+        try expect(encoded.last == 0x0A && !encoded.dropLast().contains(0x0A), "an encoded line holds a line feed")
+        let decoded: JournalEvent
+        do {
+            decoded = try JournalLine.decode(Array(encoded.dropLast()), includingCard: true)
+        } catch {
+            throw FuzzFailure("the encoded line cannot be decoded: \(error.reason)")
+        }
+        try expect(decoded == event, "decode → encode → decode changed the event")
+        try expect(JournalLine.encode(decoded) == encoded, "encode is not stable", encoded, JournalLine.encode(decoded))
+    }
+
+    private static func checkCouchBody(_ input: [UInt8]) throws(FuzzFailure) {
+        guard let value = try? JSONValue(parsing: input) else { return }
+        let serialized = value.serialized()
+        guard let reparsed = try? JSONValue(parsing: serialized) else {
+            throw FuzzFailure("serialized JSON cannot be parsed again")
+        }
+        try expect(reparsed == value, "parse → serialize → parse changed the value")
+        try expect(reparsed.serialized() == serialized, "serialize is not stable", serialized, reparsed.serialized())
+        guard case .object(let object) = value, let parsed = try? DocumentRequestBody.parse(object) else { return }
+        let id = parsed.id ?? "fuzz-document"
+        for newEdits in [true, false] {
+            guard let edit = try? DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: 8_000_000) else { continue }
+            try expect(edit.body.serialized().count <= 8_000_000, "an edit over the size limit was accepted")
+        }
+    }
+
+    private static func expect(_ condition: Bool, _ message: String, _ before: [UInt8]? = nil,
+                               _ after: [UInt8]? = nil) throws(FuzzFailure) {
+        guard !condition else { return }
+        var text = message
+        if let before, let after {
+            text += "\n--- first\n" + String(decoding: before.prefix(2000), as: UTF8.self)
+            text += "\n--- second\n" + String(decoding: after.prefix(2000), as: UTF8.self)
+        }
+        throw FuzzFailure(text)
+    }
+}
+
+/// An invariant a fuzz target checks did not hold.
+public struct FuzzFailure: Error, Sendable, CustomStringConvertible {
+    /// What did not hold, with the bytes that differ when there are any.
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import FuzzChecks
+import TestSupport
+import Testing
+
+/// One input for a fuzz target: a crash the fuzzer found (kept in `Inputs/<target>/`), or a
+/// sample file in that target's format.
+struct FuzzInput: Sendable, CustomStringConvertible {
+    var target: FuzzTarget
+    var url: URL
+    var description: String { "\(target.rawValue): \(url.lastPathComponent)" }
+}
+
+/// Every saved fuzzer finding, by target folder.
+private let savedFindings: [FuzzInput] = {
+    let root = TestPaths.repositoryRoot.appendingPathComponent("Tests/FuzzRegressionTests/Inputs")
+    return FuzzTarget.allCases.flatMap { target -> [FuzzInput] in
+        let folder = root.appendingPathComponent(target.rawValue)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.sorted().filter { !$0.hasPrefix(".") }.map { FuzzInput(target: target, url: folder.appendingPathComponent($0)) }
+    }
+}()
+
+/// The fuzz seeds: the vCard files of `Samples/`, and every file of the shared corpus, by the
+/// format INDEX.tsv gives it.
+private let seeds: [FuzzInput] = {
+    let enumerator = FileManager.default.enumerator(at: TestPaths.samples, includingPropertiesForKeys: nil)
+    var inputs: [FuzzInput] = []
+    while let url = enumerator?.nextObject() as? URL {
+        if url.pathExtension == "vcf" { inputs.append(FuzzInput(target: .vcard, url: url)) }
+    }
+    for entry in CorpusIndex.entries {
+        let target: FuzzTarget = switch entry.version {
+        case "jcard": .jcard
+        case "xcard": .xcard
+        default: .vcard
+        }
+        inputs.append(FuzzInput(target: target, url: entry.url))
+    }
+    return inputs.sorted { $0.url.path < $1.url.path }
+}()
+
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    @Test(arguments: savedFindings)
+    func aSavedFindingNoLongerBreaksAnInvariant(_ input: FuzzInput) throws {
+        let bytes = try [UInt8](Data(contentsOf: input.url))
+        #expect(throws: Never.self) { try input.target.check(bytes) }
+    }
+
+    @Test(arguments: seeds)
+    func everySeedHoldsItsTargetsInvariants(_ input: FuzzInput) throws {
+        let bytes = try [UInt8](Data(contentsOf: input.url))
+        #expect(throws: Never.self) { try input.target.check(bytes) }
+    }
+
+    @Test func thereAreSeedsForEachFormatTarget() {
+        #expect(Set(seeds.map(\.target)).isSuperset(of: [.vcard, .jcard, .xcard]))
+    }
+}
