@@ -196,7 +196,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncEngine", "ContactStore", "CouchClient", "CouchServer", "VCardKit", "TestSupport"],
+            dependencies: ["SyncEngine", "ContactStore", "CouchClient", "CouchServer", "VCardKit", "FaultInjection", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -10,7 +10,7 @@ Each round picks a scenario, starts the command, sends SIGKILL after a random de
   * running the command again converges to the state an uninterrupted run reaches, and a
     further run changes nothing.
 
-Scenarios: import, scan, compact, serve. To add one (e.g. `sync`), write a function
+Scenarios: import, scan, sync, compact, serve. To add one, write a function
 `scenario_NAME(suite, rng, round_dir) -> Outcome` and add it to SCENARIOS; `suite.kill_at_random`
 runs a command and kills it, `suite.verify_book` checks a book.
 
@@ -276,9 +276,50 @@ def scenario_serve(suite, rng, round_dir):
     return Outcome(True, f"{len(acknowledged)} acknowledged writes")
 
 
+def scenario_sync(suite, rng, round_dir):
+    """kill -9 during `cardsync sync` (a first push with folder edits): the book stays consistent,
+    the next sync converges, and a fresh book pulls exactly the folder's contacts."""
+    server = Server(suite, os.path.join(round_dir, "data"))
+    os.environ["CARDSYNC_PASSWORD"] = "crash-suite-pw"
+    try:
+        base = server.url.replace("http://", "http://admin@")
+        if "sync" not in suite.durations:
+            probe = os.path.join(round_dir, "probe")
+            shutil.copytree(suite.template, probe, symlinks=True)
+            suite.timed("sync", ["sync", probe, "--remote", base + "/probe"])
+        remote = base + "/contacts"
+        book = os.path.join(round_dir, "book")
+        expected_book = os.path.join(round_dir, "expected")
+        seed = rng.randrange(1 << 30)
+        for folder in (book, expected_book):
+            shutil.copytree(suite.template, folder, symlinks=True)
+            edit_files(folder, random.Random(seed), 20, "sync")
+        suite.run(["scan", expected_book])
+        expected = suite.signature(expected_book)
+        killed = suite.kill_at_random(["sync", book, "--remote", remote], rng, "sync")
+        suite.verify_book(book)
+        if suite.signature(book) != expected:
+            raise Failure("after an interrupted sync the book differs from the folder as the user left it")
+        suite.run(["sync", book, "--remote", remote])
+        suite.verify_book(book)
+        fresh = os.path.join(round_dir, "fresh")
+        suite.run(["init", fresh])
+        suite.run(["sync", fresh, "--remote", remote])
+        if suite.signature(fresh) != expected:
+            raise Failure("a fresh book synced from the server after the recovery lost or duplicated contacts")
+        again = json.loads(suite.run(["sync", book, "--remote", remote, "--format", "json"]).stdout)
+        changed = sum(again["summary"][side][kind] for side in ("pulled", "pushed") for kind in ("added", "updated", "deleted"))
+        if changed:
+            raise Failure(f"a further sync still changed {changed} contacts: it did not converge")
+    finally:
+        server.kill()
+    return Outcome(killed)
+
+
 SCENARIOS = {
     "import": scenario_import,
     "scan": scenario_scan,
+    "sync": scenario_sync,
     "compact": scenario_compact,
     "serve": scenario_serve,
 }

@@ -1,5 +1,6 @@
 import ContactStore
 import CouchClient
+import FaultInjection
 import Foundation
 import SyncEngine
 import Testing
@@ -43,6 +44,50 @@ import TestSupport
             let counts = await faults.counts
             #expect(counts.values.reduce(0, +) > 20, "faults injected: \(counts)")
             print("fault suite: \(counts.values.reduce(0, +)) faults injected at rate 0.2: \(counts.sorted { $0.key < $1.key })")
+        }
+    }
+}
+
+/// The same through a real network hop: `FaultProxy` on loopback between the sync and
+/// `cardsync serve`, with all nine of its faults (resets before and after forwarding, stalls,
+/// slow and truncated bodies, 500/503/429, duplicated requests) at 20%.
+@Suite struct FaultProxySyncTests {
+    @Test func twoBooksConvergeThroughTheFaultProxyAtTwentyPercent() async throws {
+        try await withRemote(.serve) { remote in
+            let port = try #require(remote.serverURL.port)
+            let configuration = FaultProxy.Configuration(upstreamPort: port, faultRate: 0.2, seed: 20261122, stallDuration: .seconds(1))
+            try await withFaultProxy(configuration) { proxy in
+                var proxied = remote
+                proxied.serverURL = URL(string: "http://\(adminName):\(adminPassword)@127.0.0.1:\(proxy.port)")!
+                let a = try makeBook("proxy-a")
+                let b = try makeBook("proxy-b")
+                try fill(a, count: 60)
+                try fill(b, count: 40, prefix: "b")
+                let retry = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(5), maximumDelay: .milliseconds(50),
+                                        maximumRetryAfter: .seconds(1))
+                func syncUntilClean(_ book: URL) async throws {
+                    for _ in 0..<60 {
+                        if let report = try? await sync(book, proxied, batchSize: 10, retry: retry), report.problems.isEmpty { return }
+                    }
+                    Issue.record("the sync of \(book.path) never completed through the fault proxy")
+                }
+                for round in 0..<5 {
+                    try a.write(card("c\(round)", "Person C\(round)", note: "edit \(round) in A"), to: "c\(round).vcf")
+                    try b.write(card("b\(round)", "Person B\(round)", note: "edit \(round) in B"), to: "b\(round).vcf")
+                    try? a.remove("c\(round + 30).vcf")
+                    try await syncUntilClean(a)
+                    try await syncUntilClean(b)
+                }
+                try await syncUntilClean(a)
+                let expected = try await liveHashes(a)
+                #expect(expected.count == 60 + 40 - 5)
+                #expect(try await liveHashes(b) == expected)
+                #expect(try await remoteHashes(remote) == expected)
+                let statistics = proxy.statistics
+                #expect(statistics.totalFaults > 10)
+                print("fault proxy sync: \(statistics.requests) requests, \(statistics.totalFaults) faults at rate 0.2: "
+                      + statistics.faults.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))
+            }
         }
     }
 }
