@@ -8,6 +8,10 @@ import Testing
 /// AddressSanitizer); stalls last longer than them.
 private let noRetries = CouchClient.Configuration(requestTimeout: .seconds(3), retry: .none)
 
+/// A client that fails at once but waits long: with no fault injected nothing stalls, and under
+/// AddressSanitizer with the whole suite running in parallel one request took over 3 s.
+private let patient = CouchClient.Configuration(requestTimeout: .seconds(60), retry: .none)
+
 /// A client that retries quickly, as a sync would (short waits so the suite stays fast).
 private let quickRetries = CouchClient.Configuration(
     requestTimeout: .seconds(3),
@@ -31,7 +35,7 @@ struct FaultProxyTests {
 
     @Test func forwardsEveryRequestUnchangedWhenTheFaultRateIsZero() async throws {
         try await withProxiedServer({ .init(upstreamPort: $0, faultRate: 0) }) { proxy, _ in
-            try await withCouchClient(url: proxy.authenticatedURL, configuration: noRetries) { client in
+            try await withCouchClient(url: proxy.authenticatedURL, configuration: patient) { client in
                 let database = client.database("plain")
                 try await database.create()
                 let saved = try await database.put(["_id": "alice", "name": "Alice Ávila"])
