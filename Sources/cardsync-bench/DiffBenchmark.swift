@@ -14,22 +14,10 @@ import Foundation
 ///   card, then `cardsync duplicates PATH --format json`.
 enum DiffBenchmark {
     static func run(_ arguments: [String]) throws {
-        var count = 100_000
-        var runs = 3
-        var binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("cardsync").path
-        var rest = arguments
-        while !rest.isEmpty {
-            let flag = rest.removeFirst()
-            guard let value = rest.first else { BenchmarkMain.fail("\(flag) needs a value") }
-            rest.removeFirst()
-            switch flag {
-            case "--count": count = Int(value) ?? count
-            case "--runs": runs = max(1, Int(value) ?? runs)
-            case "--binary": binary = value
-            default: BenchmarkMain.fail("diff: unknown option \(flag)")
-            }
-        }
+        let parsed = ChildBenchmarkOptions(arguments, mode: "diff")
+        let count = parsed.count
+        let runs = parsed.runs
+        let binary = parsed.binary
         let work = NSTemporaryDirectory() + "cardsync-diff-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }

@@ -15,20 +15,9 @@ import Foundation
 /// - `sync-first-pull`: the first sync of a new, empty book (every contact pulled and written).
 enum SyncBenchmark {
     static func run(_ arguments: [String]) throws {
-        var count = 100_000
-        var binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("cardsync").path
-        var rest = arguments
-        while !rest.isEmpty {
-            let flag = rest.removeFirst()
-            guard let value = rest.first else { BenchmarkMain.fail("\(flag) needs a value") }
-            rest.removeFirst()
-            switch flag {
-            case "--count": count = Int(value) ?? count
-            case "--binary": binary = value
-            default: BenchmarkMain.fail("sync: unknown option \(flag)")
-            }
-        }
+        let parsed = ChildBenchmarkOptions(arguments, mode: "sync")
+        let count = parsed.count
+        let binary = parsed.binary
         let work = NSTemporaryDirectory() + "cardsync-sync-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
