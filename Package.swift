@@ -165,7 +165,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VCardKitTests",
-            dependencies: ["VCardKit", "TestSupport"],
+            dependencies: ["VCardKit", "SampleGenerator", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

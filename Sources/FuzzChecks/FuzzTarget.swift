@@ -45,6 +45,19 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
                    "read \(first.cards.count) cards, wrote them, read back \(second.cards.count)")
         let rewritten = writer.bytes(for: second.cards)
         try expect(rewritten == written, "write → read → write changed the bytes", written, rewritten)
+        try checkPlainCardReader(input, fullRead: first.cards)
+    }
+
+    /// The fast reader of plain cards gives what the full reader gives, or leaves the card to it.
+    private static func checkPlainCardReader(_ input: [UInt8], fullRead cards: [VCard]) throws(FuzzFailure) {
+        let selected: Set<String> = ["FN", "N", "EMAIL", "TEL"]
+        for names in [nil, selected] {
+            guard let plain = PlainCardReader.read(input[...], sourceName: "<input>", selecting: names) else { continue }
+            try expect(cards.count == 1, "the plain reader read a card where the full reader read \(cards.count)")
+            let expected = cards[0].properties.filter { names == nil || $0.hasName("VERSION") || names!.contains($0.name.uppercased()) }
+            try expect(plain.properties == expected && plain.properties.map(\.original) == expected.map(\.original),
+                       "the plain reader read the card differently (selecting \(names.map { $0.sorted().joined(separator: ",") } ?? "all"))")
+        }
     }
 
     private static func checkJCard(_ input: [UInt8]) throws(FuzzFailure) {

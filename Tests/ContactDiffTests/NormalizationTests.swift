@@ -2,6 +2,20 @@ import ContactDiff
 import Testing
 
 struct NameNormalizationTests {
+    /// ASCII names take a byte-by-byte path; a non-ASCII separator at the end sends the same
+    /// name through the Unicode path, which must find the same words.
+    @Test(arguments: ["John Smith", "SMITH,John", "O'Brien-Smith  Jr.", "Dr. Ada   Lovelace", "van der Berg", "mc", "R2 D2",
+                      "a.b@c", "  ", "", "Jean-Luc Picard III", "D'Artagnan", "x_y z~w"])
+    func asciiNamesGiveTheWordsOfTheUnicodePath(name: String) {
+        #expect(NameNormalizer.words(of: name) == NameNormalizer.words(of: name + "\u{00A0}"))
+    }
+
+    @Test(arguments: ["tel:+1 312 555 0142 x12", "TEL:(312) 555-0142", "+49 (0)30 1234567#9", "00 44 20 7946 0958", "1-800-FLOWERS", "+ 1 2"])
+    func asciiNumbersGiveTheDigitsOfTheCharacterPath(written: String) {
+        let normalizer = PhoneNormalizer()
+        #expect(normalizer.normalize(written) == normalizer.normalize(written + "\u{00A0}"))
+    }
+
     @Test(arguments: [
         ("John Smith", "john smith"),
         ("John  Smith", "john smith"),

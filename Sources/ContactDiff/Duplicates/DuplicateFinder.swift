@@ -68,7 +68,7 @@ public struct DuplicateFinder: Sendable {
         for (index, key) in exactKeys.enumerated() { byIdentity[key, default: []].append(index) }
         let hashed = byIdentity.values.filter { $0.count > 1 }.flatMap { $0 }
         let hashValues = Parallel.map(hashed, minimumPerWorker: 64) { entries[$0].hash }
-        var hashes: [Int: ContentHash] = [:]
+        var hashes = [ContentHash?](repeating: nil, count: entries.count)
         var byHash: [ContentHash: [Int]] = [:]
         for (index, hash) in zip(hashed, hashValues) {
             hashes[index] = hash
@@ -82,20 +82,31 @@ public struct DuplicateFinder: Sendable {
             }
         }
         // Strong and fuzzy: pairs within blocks of a shared detail.
+        let keys = Parallel.map(identities, minimumPerWorker: 1024) { ContactMatcher.blockingKeys($0) }
         var blocks: [String: [Int]] = [:]
-        for (index, identity) in identities.enumerated() {
-            for key in ContactMatcher.blockingKeys(identity) { blocks[key, default: []].append(index) }
+        for (index, identityKeys) in keys.enumerated() {
+            for key in identityKeys { blocks[key, default: []].append(index) }
         }
-        var candidates: Set<Pair> = []
+        // Pairs packed in one integer (first << 32 | second), sorted and made unique: a pair
+        // may share several blocks.
+        var packed: [UInt64] = []
         for members in blocks.values where members.count > 1 && members.count <= maximumBlockSize {
             for (position, first) in members.enumerated() {
                 for second in members[(position + 1)...] where hashes[first] == nil || hashes[first] != hashes[second] {
-                    candidates.insert(Pair(first, second))
+                    packed.append(UInt64(min(first, second)) << 32 | UInt64(max(first, second)))
                 }
             }
         }
+        packed.sort()
+        var candidates: [Pair] = []
+        candidates.reserveCapacity(packed.count)
+        var previous: UInt64?
+        for value in packed where value != previous {
+            candidates.append(Pair(Int(value >> 32), Int(value & 0xFFFF_FFFF)))
+            previous = value
+        }
         let threshold = self.threshold
-        let scored = Parallel.map(Array(candidates), minimumPerWorker: 256) { pair in
+        let scored = Parallel.map(candidates, minimumPerWorker: 256) { pair in
             link(pair.first, identities[pair.first], pair.second, identities[pair.second], atLeast: threshold)
         }
         links += scored.compactMap { $0 }
@@ -107,22 +118,29 @@ public struct DuplicateFinder: Sendable {
     /// pairs are not links).
     func link(_ first: Int, _ a: ContactIdentity, _ second: Int, _ b: ContactIdentity, atLeast minimum: Double = 0) -> DuplicateLink? {
         guard !a.nameKey.isEmpty, !b.nameKey.isEmpty else { return nil }
-        let emails = a.sharedEmails(with: b)
-        let phones = a.sharedPhones(with: b)
-        let shared = emails.count + phones.count
+        if let birthday = a.birthday, let other = b.birthday, birthday != other { return nil }
+        // Counted without building sets: most candidate pairs end here or at the score.
+        let sharedEmailCount = a.emails.count <= b.emails.count ? a.emails.reduce(0) { $0 + (b.emails.contains($1) ? 1 : 0) }
+            : b.emails.reduce(0) { $0 + (a.emails.contains($1) ? 1 : 0) }
+        let sharedPhoneCount = a.phones.reduce(0) { count, phone in count + (b.phones.contains { $0.isSameNumber(as: phone) } ? 1 : 0) }
+        let shared = sharedEmailCount + sharedPhoneCount
         guard shared > 0 else { return nil }
-        let disagreements = a.disagreements(with: b)
-        guard !disagreements.contains("different-birthdays") else { return nil }
+        let noSharedPhone = !a.phones.isEmpty && !b.phones.isEmpty && sharedPhoneCount == 0
+        let noSharedEmail = !a.emails.isEmpty && !b.emails.isEmpty && sharedEmailCount == 0
         var penalty = 1.0
-        if disagreements.contains("no-shared-phone") { penalty *= Self.noSharedPhoneFactor }
-        if disagreements.contains("no-shared-email") { penalty *= Self.noSharedEmailFactor }
+        if noSharedPhone { penalty *= Self.noSharedPhoneFactor }
+        if noSharedEmail { penalty *= Self.noSharedEmailFactor }
         let sameName = a.nameKey == b.nameKey
+        let detailFactor = shared >= 2 ? 1 : 0.97
+        // The score is at most the name's similarity times the factors: skip the similarity
+        // when even a perfect one would not reach the minimum.
+        if !sameName && detailFactor * penalty < minimum { return nil }
         let similarity = sameName ? 1 : NameNormalizer.similarity(a.nameWords, b.nameWords)
-        let score = sameName ? (shared >= 2 ? 0.99 : 0.97) * penalty : similarity * (shared >= 2 ? 1 : 0.97) * penalty
+        let score = sameName ? (shared >= 2 ? 0.99 : 0.97) * penalty : similarity * detailFactor * penalty
         guard score >= minimum else { return nil }
-        var details = emails.sorted().map { "e-mail " + $0 } + phones.map { "phone " + $0.description }
-        if disagreements.contains("no-shared-phone") { details.append("but no telephone number in common") }
-        if disagreements.contains("no-shared-email") { details.append("but no e-mail address in common") }
+        var details = a.sharedEmails(with: b).sorted().map { "e-mail " + $0 } + a.sharedPhones(with: b).map { "phone " + $0.description }
+        if noSharedPhone { details.append("but no telephone number in common") }
+        if noSharedEmail { details.append("but no e-mail address in common") }
         if sameName {
             return DuplicateLink(first: first, second: second, confidence: .strong, score: score, reasons: ["same name"] + details)
         }

@@ -20,10 +20,12 @@ public struct ContactEntry: Sendable {
     /// The card with all its properties: ``card``, or for a partial entry the card read again whole.
     public var completeCard: VCard {
         guard let wholeText else { return card }
-        return (try? VCardReader.read(wholeText.bytes, sourceName: wholeText.source))?.cards.first ?? card
+        return PlainCardReader.read(wholeText.bytes, sourceName: wholeText.source)
+            ?? (try? VCardReader.read(wholeText.bytes, sourceName: wholeText.source))?.cards.first ?? card
     }
-    /// The name to show: `FN`, else `N`, else the organization, else the UID, else the origin.
-    public var displayName: String
+    /// The name to show: `FN`, else `N`, else the organization, else the UID, else the origin
+    /// (worked out when asked: most entries of a large set are never shown).
+    public var displayName: String { Self.displayName(of: card) ?? uid ?? origin }
 
     /// Reads what matching needs from `card`.
     public init(card: VCard, origin: String) {
@@ -31,7 +33,6 @@ public struct ContactEntry: Sendable {
         self.origin = origin
         let trimmed = card.uid.map(Self.trimmed) ?? ""
         uid = trimmed.isEmpty ? nil : trimmed
-        displayName = Self.displayName(of: card) ?? uid ?? origin
     }
 
     /// `text` without leading and trailing spaces and tabs.

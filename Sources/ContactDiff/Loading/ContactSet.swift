@@ -61,10 +61,18 @@ public struct ContactSet: Sendable {
     public func parsed(selecting names: Set<String>) -> [ContactEntry] {
         let names = Set(names.map { $0.uppercased() })
         return Parallel.map(items, minimumPerWorker: 32) { item -> ContactEntry? in
-            guard case .text(let bytes, let source, let line) = item, let selected = PropertySelection.select(names, from: bytes) else {
+            guard case .text(let bytes, let source, let line) = item else { return Self.parse([item]).first }
+            // Plain 3.0 and 4.0 cards are read in one pass without the full reader; the others
+            // are cut down to the lines named, when their syntax allows, before the full reader.
+            let card: VCard
+            if let plain = PlainCardReader.read(bytes, sourceName: source, firstLine: line, selecting: names) {
+                card = plain
+            } else if let selected = PropertySelection.select(names, from: bytes),
+                      let read = (try? VCardReader.read(selected, sourceName: source))?.cards.first {
+                card = read
+            } else {
                 return Self.parse([item]).first
             }
-            guard let card = (try? VCardReader.read(selected, sourceName: source))?.cards.first else { return nil }
             var entry = ContactEntry(card: card, origin: "\(source):\(line)")
             entry.wholeText = (bytes, source)
             return entry

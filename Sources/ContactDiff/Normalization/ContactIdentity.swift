@@ -44,9 +44,8 @@ public struct ContactIdentity: Sendable, Hashable {
 
     /// An e-mail address trimmed, without a `mailto:` scheme, and lower-cased.
     public static func normalizedEmail(_ address: String) -> String {
-        var text = ContactEntry.trimmed(address)
-        if text.lowercased().hasPrefix("mailto:") { text = String(text.dropFirst(7)) }
-        return text.lowercased()
+        let lowered = ContactEntry.trimmed(address).lowercased()
+        return lowered.hasPrefix("mailto:") ? String(lowered.dropFirst(7)) : lowered
     }
 
     /// The e-mail addresses both identities have.
@@ -80,5 +79,9 @@ public struct ContactIdentity: Sendable, Hashable {
 
 extension VCardProperty {
     /// Whether the value is a `tel:` URI (or another URI) rather than text.
-    var hasTelURI: Bool { rawValue.lowercased().hasPrefix("tel:") }
+    var hasTelURI: Bool {
+        var bytes = rawValue.utf8.makeIterator()
+        guard let t = bytes.next(), let e = bytes.next(), let l = bytes.next(), let colon = bytes.next() else { return false }
+        return t | 0x20 == 0x74 && e | 0x20 == 0x65 && l | 0x20 == 0x6C && colon == 0x3A
+    }
 }

@@ -24,6 +24,7 @@ public enum NameNormalizer {
 
     /// The words of `name`, folded and without particles, in their written order.
     public static func words(of name: String) -> [String] {
+        if name.utf8.allSatisfy({ $0 < 0x80 }) { return asciiWords(of: name) }
         let folded = fold(name)
         var words: [String] = []
         var current = ""
@@ -39,6 +40,28 @@ public enum NameNormalizer {
         }
         if !current.isEmpty { words.append(current) }
         words = words.flatMap { word in isWrittenWithoutSpaces(word) ? word.map(String.init) : [word] }
+        let kept = words.filter { !ignoredWords.contains($0) }
+        return kept.isEmpty ? words : kept
+    }
+
+    /// ``words(of:)`` for ASCII names, byte by byte: the same words without the Unicode tables.
+    private static func asciiWords(of name: String) -> [String] {
+        var words: [String] = []
+        var current: [UInt8] = []
+        current.reserveCapacity(16)
+        for byte in name.utf8 {
+            switch byte {
+            case 0x41...0x5A: current.append(byte + 0x20)
+            case 0x61...0x7A, 0x30...0x39: current.append(byte)
+            case 0x27: continue  // O'Brien: one word
+            default:
+                if !current.isEmpty {
+                    words.append(String(decoding: current, as: UTF8.self))
+                    current.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
         let kept = words.filter { !ignoredWords.contains($0) }
         return kept.isEmpty ? words : kept
     }

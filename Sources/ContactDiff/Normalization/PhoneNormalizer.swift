@@ -58,21 +58,31 @@ public struct PhoneNormalizer: Sendable, Hashable {
     /// Normalises one number as written in a `TEL` value.
     public func normalize(_ written: String) -> NormalizedPhone {
         var text = Substring(written)
-        if text.lowercased().hasPrefix("tel:") { text = text.dropFirst(4) }
-        var digits = ""
-        var extensionDigits = ""
+        if text.utf8.starts(with: "tel:".utf8) || text.utf8.count >= 4 && text.prefix(4).lowercased() == "tel:" { text = text.dropFirst(4) }
+        var digitBytes: [UInt8] = []
+        var extensionBytes: [UInt8] = []
         var plus = false
         var inExtension = false
-        for character in text {
-            if let value = character.wholeNumberValue, character.isASCII {
-                if inExtension { extensionDigits.append(String(value)) } else { digits.append(String(value)) }
-            } else if character == "+" && digits.isEmpty {
+        func take(_ byte: UInt8) {
+            switch byte {
+            case 0x30...0x39:
+                if inExtension { extensionBytes.append(byte) } else { digitBytes.append(byte) }
+            case 0x2B where digitBytes.isEmpty:
                 plus = true
-            } else if character == "x" || character == "X" || character == "=" || character == "#" {
-                if !digits.isEmpty { inExtension = true }
+            case 0x78, 0x58, 0x3D, 0x23:  // x X = #
+                if !digitBytes.isEmpty { inExtension = true }
+            default:
+                break
             }
         }
-        let suffix = extensionDigits.isEmpty ? "" : "x" + extensionDigits
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            for byte in text.utf8 { take(byte) }
+        } else {
+            // A digit that a combining mark follows is not a digit of the number: by characters.
+            for character in text where character.isASCII { take(character.asciiValue!) }
+        }
+        let digits = String(decoding: digitBytes, as: UTF8.self)
+        let suffix = extensionBytes.isEmpty ? "" : "x" + String(decoding: extensionBytes, as: UTF8.self)
         if plus { return NormalizedPhone(digits: digits + suffix, isInternational: true, national: "") }
         if digits.hasPrefix("00") {
             return NormalizedPhone(digits: String(digits.dropFirst(2)) + suffix, isInternational: true, national: "")
