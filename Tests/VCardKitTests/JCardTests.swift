@@ -32,6 +32,17 @@ import TestSupport
         #expect(card.urls == ["http://nomis80.org"])
     }
 
+    /// Found by fuzzing: a utc-offset value that is not an offset lost its colons on reading.
+    @Test func aUTCOffsetThatIsNotAnOffsetKeepsItsColons() throws {
+        let json = #"["vcard",[["version",{},"text","4.0"],["tz",{},"utc-offset","GMT+05:30"],["x-a",{},"utc-offset","-05:00"]]]"#
+        let card = try #require(try JCardReader.read(Array(json.utf8)).cards.first)
+        #expect(card.first("TZ")?.rawValue == "GMT+05:30")
+        #expect(card.first("X-A")?.rawValue == "-0500")
+        let written = String(decoding: JCardWriter().bytes(for: [card]), as: UTF8.self)
+        #expect(written.contains(#"["tz",{},"utc-offset","GMT+05:30"]"#))
+        #expect(written.contains(#""utc-offset","-05:00"]"#))
+    }
+
     @Test func writesTheExtendedFormsJCardUses() throws {
         let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nBDAY:19850412\r\nANNIVERSARY:--0412\r\nREV:20080424T195243Z\r\nTZ;VALUE=utc-offset:-0500\r\nN:Doe;Jane;Ann,Marie;;\r\nCATEGORIES:a,b\\,c\r\nitem1.X-FOO;X-P=1:raw\\,value\r\nEND:VCARD\r\n"
         let card = try #require(try VCardReader.read(text).cards.first)

@@ -162,7 +162,7 @@ public enum JCardReader {
             return TextEscaping.escape(text)
         case "date", "date-time", "date-and-or-time", "timestamp": return DateForms.basic(text)
         case "time": return DateForms.basic(text, isTime: true)
-        case "utc-offset": return DateForms.basicOffset(text)
+        case "utc-offset": return DateForms.basicOffsetIfOffset(text)
         default: return text
         }
     }

@@ -98,6 +98,15 @@ enum DateForms {
     /// `-05:00` → `-0500` (utc-offset values).
     static func basicOffset(_ value: String) -> String { value.replacingColons }
 
+    /// `-05:00` → `-0500`, and nothing else: the inverse of ``extendedOffset(_:)``, so that a
+    /// utc-offset value that is not an offset keeps its colons through every conversion.
+    static func basicOffsetIfOffset(_ value: String) -> String {
+        let s = Substring(value)
+        guard s.count == 6, s.first == "+" || s.first == "-", s.dropFirst(3).first == ":",
+              isDigits(s.dropFirst().prefix(2)), isDigits(s.suffix(2)) else { return value }
+        return "\(s.prefix(3))\(s.suffix(2))"
+    }
+
     /// `-0500` → `-05:00`.
     static func extendedOffset(_ value: String) -> String {
         let s = Substring(value)
