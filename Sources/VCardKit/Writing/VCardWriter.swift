@@ -72,7 +72,11 @@ public struct VCardWriter: Sendable {
     }
 
     private func appendOriginal(_ card: VCard, into output: inout [UInt8]) {
-        if let begin = card.originalBegin { output.append(contentsOf: begin) } else { output.append(contentsOf: Self.beginLine) }
+        if let begin = card.originalBegin, Self.isReadableBegin(begin) {
+            output.append(contentsOf: begin)
+        } else {
+            output.append(contentsOf: Self.beginLine)
+        }
         let version = card.sourceVersion ?? .v4_0
         for property in card.properties {
             if let original = property.original {
@@ -82,6 +86,20 @@ public struct VCardWriter: Sendable {
             }
         }
         if let end = card.originalEnd { output.append(contentsOf: end) } else { output.append(contentsOf: Self.endLine) }
+    }
+
+    /// Whether an original `BEGIN:VCARD` line can be written back as it was: without a group,
+    /// or with a group of name characters (`home.begin:vcard`). A prefix the reader merely
+    /// skipped (a NUL, other bytes) could make the written text unreadable, as fuzzing found.
+    static func isReadableBegin(_ begin: ArraySlice<UInt8>) -> Bool {
+        var index = begin.startIndex
+        while index < begin.endIndex, begin[index] != 0x2E, begin[index] != 0x3A {
+            let byte = begin[index]
+            let isNameByte = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D
+            guard isNameByte else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Writes a converted card: canonical lines, except that a property the conversion left
