@@ -83,10 +83,21 @@ struct DuplicatesCommand: AsyncParsableCommand {
                           + "`cardsync restore \(directory) \(outcome.kept)` undoes it")
                 }
             case .json:
-                try JSONOutput.print(DuplicatesOutput(
+                let output = DuplicatesOutput(
                     path: directory, threshold: threshold, contacts: entries.count,
                     clusters: clusters.map { DuplicatesOutput.Cluster($0, entries: entries) },
-                    merged: merged.map(MergeOutput.Merge.init)))
+                    merged: merged.map(MergeOutput.Merge.init))
+                // Keys in sorted order, as the other commands print them; the clusters (thousands
+                // in a large book) encoded on every core, one per line.
+                try JSONOutput.printObject([
+                    "clusters": try JSONOutput.encodedInParallel(output.clusters),
+                    "command": output.command,
+                    "contacts": output.contacts,
+                    "merged": output.merged,
+                    "path": output.path,
+                    "schemaVersion": output.schemaVersion,
+                    "threshold": output.threshold,
+                ])
             }
         }
     }

@@ -31,7 +31,7 @@ public struct ContactSet: Sendable {
 
     /// What was read: the path, or the name given.
     public var name: String
-    /// The cards, in reading order (files in name order).
+    /// The cards, in reading order (files in the byte order of their names).
     public var items: [Item]
     /// Problems found while reading: unreadable files, cards with errors (left out), warnings.
     public var diagnostics: [Diagnostic]

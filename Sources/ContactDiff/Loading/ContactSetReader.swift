@@ -123,8 +123,9 @@ public enum ContactSetReader {
             throw ContactDiffError(code: .io, message: "cannot list the folder: \(error.localizedDescription)", path: path)
         }
         let files = names.filter { name in
-            !name.hasPrefix(".") && contactFileExtensions.contains((name as NSString).pathExtension.lowercased())
-        }.sorted()
+            guard !name.hasPrefix("."), let dot = name.utf8.lastIndex(of: 0x2E) else { return false }
+            return contactFileExtensions.contains(String(name[name.utf8.index(after: dot)...]).lowercased())
+        }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }  // byte order: no Unicode comparison for 100k names
         let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
         let sets = Parallel.map(files, minimumPerWorker: 256) { name -> Result<ContactSet, ContactDiffError> in
             do throws(ContactDiffError) {
