@@ -22,7 +22,7 @@ public struct XCardWriter: Sendable {
 
     /// The xCard document holding `cards`.
     public func bytes(for cards: some Sequence<VCard>) -> [UInt8] {
-        var stream = XCardStreamWriter(indents: indents)
+        let stream = XCardStreamWriter(indents: indents)
         var output = stream.begin()
         for card in cards { output += stream.write(card) }
         output += stream.end()
