@@ -31,6 +31,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Already resolved through AsyncHTTPClient; named so that TLS failures can be told apart
+        // (CouchClient) and tests can run a TLS endpoint (TestSupport).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // Formats: model, text reader/writer, version conversion, canonical form. Pure: bytes in, values out.
@@ -79,6 +83,7 @@ let package = Package(
             name: "CouchClient",
             dependencies: [
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
@@ -159,7 +164,12 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["VCardKit"],
+            dependencies: [
+                "VCardKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             path: "Tests/TestSupport",
             swiftSettings: sharedSwiftSettings
         ),

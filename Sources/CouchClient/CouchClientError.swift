@@ -43,6 +43,9 @@ public struct CouchClientError: Error, Sendable, Hashable, CustomStringConvertib
         public static let network = Code("network")
         /// No response in time.
         public static let timeout = Code("timeout")
+        /// No secure connection: the server's TLS certificate was not trusted (unknown issuer,
+        /// expired, another host's name) or the TLS handshake failed. Retrying does not help.
+        public static let tls = Code("tls")
         /// The response was not the JSON expected.
         public static let invalidResponse = Code("invalid_response")
         /// The URL given cannot be used.

@@ -193,6 +193,9 @@ public struct SyncEngine: Sendable {
     // MARK: - Errors
 
     static func syncError(_ error: CouchClientError, remote: String) -> SyncError {
+        if error.code == .tls {
+            return SyncError(.untrustedRemote, "no secure connection to \(remote): \(error.underlying ?? "TLS failed"); nothing was changed. Check the URL; if you trust this server (your own, with a self-signed certificate), sync with --insecure or save it with `cardsync remote DIR set URL --insecure`")
+        }
         switch error.status {
         case 401?:
             return SyncError(.unauthorized, "\(remote) refused the credentials (401 \(error.reason ?? "unauthorized")); give the user in the URL and the password with CARDSYNC_PASSWORD or --password-file")

@@ -14,6 +14,8 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let missingDatabase = Code(rawValue: "missing-database")
         /// One side became empty while the other still has the contacts of the last sync.
         public static let emptiedSide = Code(rawValue: "emptied-side")
+        /// The remote's TLS certificate was not trusted (or no TLS connection could be made).
+        public static let untrustedRemote = Code(rawValue: "untrusted-remote")
         /// The remote could not be reached or kept failing.
         public static let unreachable = Code(rawValue: "unreachable")
         /// The remote answered something a CouchDB server would not.

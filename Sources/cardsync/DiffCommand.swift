@@ -109,9 +109,11 @@ struct DiffCommand: AsyncParsableCommand {
             let status = switch error.code {
             case .unauthorized, .forbidden: ExitStatus.permissionDenied
             case .notFound: ExitStatus.missingInput
+            case .tls: ExitStatus.configuration
             default: ExitStatus.unavailable
             }
-            throw CommandFailure(message: "\(location.key): \(error.description)", exitCode: status)
+            let hint = error.code == .tls ? "; if you trust this server, compare with --insecure" : ""
+            throw CommandFailure(message: "\(location.key): \(error.description)\(hint)", exitCode: status)
         }
     }
 

@@ -125,12 +125,13 @@ struct SyncCommand: AsyncParsableCommand {
             let status = switch error.code {
             case .emptiedSide: ExitStatus.invalidData
             case .unauthorized, .missingDatabase: ExitStatus.permissionDenied
-            case .invalidRemote: ExitStatus.configuration
+            case .invalidRemote, .untrustedRemote: ExitStatus.configuration
             default: ExitStatus.unavailable
             }
             throw CommandFailure(message: error.message, exitCode: status)
         } catch let error as CouchClientError {
-            throw CommandFailure(message: "\(choice.location.key): \(error.description)", exitCode: ExitStatus.unavailable)
+            throw CommandFailure(message: "\(choice.location.key): \(error.description)",
+                                 exitCode: error.code == .tls ? ExitStatus.configuration : ExitStatus.unavailable)
         }
     }
 }

@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+import NIOSSL
 
 /// A ``CouchTransport`` over AsyncHTTPClient's `HTTPClient` (connection pooling, TLS).
 public struct HTTPClientTransport: CouchTransport {
@@ -36,6 +37,22 @@ public struct HTTPClientTransport: CouchTransport {
             let isTimeout = error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout
                 || error == .writeTimeout
             throw CouchClientError(isTimeout ? .timeout : .network, url: request.url, underlying: String(describing: error))
+        } catch let error as NIOSSLError {
+            throw CouchClientError(.tls, url: request.url, underlying: Self.tlsReason(error))
+        } catch let error as NIOSSLExtraError {
+            throw CouchClientError(.tls, url: request.url, underlying: String(describing: error))
         }
+    }
+
+    /// BoringSSL's reason (`CERTIFICATE_VERIFY_FAILED`) rather than its whole error stack, which
+    /// names source files of the build.
+    static func tlsReason(_ error: NIOSSLError) -> String {
+        let text = String(describing: error)
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return text }
+        let reason = text[marker.upperBound...].prefix { $0 != " " && $0 != "]" && $0 != ")" }
+        if reason == "CERTIFICATE_VERIFY_FAILED" {
+            return "the server's certificate could not be verified (CERTIFICATE_VERIFY_FAILED: self-signed, unknown issuer, expired or for another host)"
+        }
+        return "TLS handshake failed (\(reason))"
     }
 }
