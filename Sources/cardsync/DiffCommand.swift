@@ -18,7 +18,8 @@ struct DiffCommand: AsyncParsableCommand {
         of form only (folding, case, parameter order, 3.0 or 4.0 spelling, property order, REV, \
         PRODID) are not differences unless --exact.
 
-        Exit status as diff(1): 0 when the sets say the same, 1 when they differ, 2 or more on trouble.
+        Exit status as diff(1): 0 when the sets say the same, 1 when they differ, 2 or more on trouble
+        (2 also when some cards could not be read: they are listed, the rest is compared).
 
         Examples:
           cardsync diff yesterday.vcf ~/contacts
@@ -76,6 +77,13 @@ struct DiffCommand: AsyncParsableCommand {
                 "schemaVersion": output.schemaVersion, "command": output.command, "old": output.old, "new": output.new,
                 "match": output.match, "exact": output.exact, "summary": output.summary, "contacts": output.contacts,
             ])
+        }
+        // Contacts that could not be read were not compared: the answer is incomplete, which
+        // diff(1) reports as trouble.
+        let unread = (oldSet.diagnostics + newSet.diagnostics).filter { $0.severity == .error }.count
+        if unread > 0 {
+            StandardError.print("cardsync: error: \(unread) reading error\(unread == 1 ? "" : "s") (listed above): the cards concerned were not compared, so the result is incomplete; fix them and compare again")
+            throw ExitCode(2)
         }
         if difference.hasDifferences { throw ExitCode(1) }
     }

@@ -72,6 +72,63 @@ import TestSupport
         #expect(counts == ["added": 1, "removed": 1, "changed": 0, "unchanged": 1])
     }
 
+    @Test func anUnreadableCardIsListedTheRestComparedAndTheExitStatusIsTwo() throws {
+        let (old, new) = try files("diff-unreadable")
+        // A third card that never ends: reported with its file and line, not compared.
+        let broken = new + ".broken.vcf"
+        try Data((Self.new + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:lost\r\nFN:Half A. Card\r\n").utf8).write(to: URL(fileURLWithPath: broken))
+        let result = try CLIRunner.run(["diff", old, broken])
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError.contains("\(broken):13: error: card has no END:VCARD"), "\(result.standardError)")
+        #expect(result.standardError.contains("incomplete"))
+        #expect(result.standardOutput.contains("~ Ada Lovelace") && result.standardOutput.contains("+ Grace Hopper"))
+        #expect(result.standardOutput.hasSuffix("1 added, 1 removed, 1 changed, 0 unchanged\n"))
+    }
+
+    @Test func jCardAndXCardFilesCompareByMeaningWithVCardText() throws {
+        let (old, new) = try files("diff-formats")
+        for format in ["jcard", "xcard"] {
+            let converted = "\(new).\(format)"
+            let conversion = try CLIRunner.run(["convert", new, "--to", format, "-o", converted])
+            #expect(conversion.status == 0, "\(conversion.standardError)")
+            let same = try CLIRunner.run(["diff", new, converted])
+            #expect(same.status == 0, "\(format): \(same.standardOutput)\(same.standardError)")
+            #expect(same.standardOutput == "0 added, 0 removed, 0 changed, 2 unchanged\n", "\(format)")
+            let changed = try CLIRunner.run(["diff", old, converted])
+            #expect(changed.status == 1, "\(format)")
+            #expect(changed.standardOutput.contains("~ Ada Lovelace  matched by uid\n    ~ TITLE: Analyst → Countess\n"), "\(format): \(changed.standardOutput)")
+            #expect(changed.standardOutput.hasSuffix("1 added, 1 removed, 1 changed, 0 unchanged\n"), "\(format)")
+        }
+    }
+
+    @Test func aGeneratedPairDiffsToExactlyItsLabels() throws {
+        let root = try TestPaths.makeTemporaryDirectory("diff-pair")
+        let prefix = root.appendingPathComponent("pair").path
+        let generated = try CLIRunner.run(["generate", "--diff-pair", prefix, "--count", "400", "--seed", "11", "--change-rate", "0.04"])
+        #expect(generated.status == 0, "\(generated.standardError)")
+        let labels = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: prefix + ".labels.json"))) as? [String: Any])
+        func uids(_ key: String) -> Set<String> {
+            let entries = labels[key] as? [Any] ?? []
+            return Set(entries.compactMap { entry in entry as? String ?? (entry as? [String: Any])?["uid"] as? String ?? (entry as? [String: Any])?["new"] as? String })
+        }
+        let result = try CLIRunner.run(["diff", prefix + ".old.vcf", prefix + ".new.vcf", "--format", "json"])
+        #expect(result.status == 1, "\(result.standardError)")
+        try expectValid(result)
+        let document = try #require(try JSONSerialization.jsonObject(with: result.outputBytes) as? [String: Any])
+        let summary = try #require(document["summary"] as? [String: Int])
+        let added = uids("added"), removed = uids("removed"), edited = uids("edited")
+        #expect(!added.isEmpty && !removed.isEmpty && !edited.isEmpty && !uids("reformatted").isEmpty && !uids("uidChanged").isEmpty)
+        #expect(summary["added"] == added.count && summary["removed"] == removed.count && summary["changed"] == edited.count, "\(summary)")
+        #expect(summary["unchanged"] == (labels["newCount"] as? Int ?? 0) - added.count - edited.count)
+        let contacts = try #require(document["contacts"] as? [[String: Any]])
+        func reported(_ status: String, _ key: String) -> Set<String> {
+            Set(contacts.filter { $0["status"] as? String == status }.compactMap { $0[key] as? String })
+        }
+        #expect(reported("added", "newUID") == added)
+        #expect(reported("removed", "oldUID") == removed)
+        #expect(reported("changed", "newUID").union(reported("changed", "oldUID")).isSuperset(of: edited))
+    }
+
     @Test func exactDiffCountsDifferencesOfForm() throws {
         let (old, new) = try files("diff-exact")
         let result = try CLIRunner.run(["diff", old, new, "--ignore", "TITLE", "--exact"])

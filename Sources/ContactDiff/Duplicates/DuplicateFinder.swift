@@ -14,9 +14,11 @@ import VCardKit
 /// (**strong**) or similar names (**fuzzy**, ``NameNormalizer/similarity(_:_:)``, which is
 /// Jaro-Winkler word by word). A shared name alone never links two contacts: people with common
 /// names are not the same person. Evidence against lowers the score
-/// (``ContactIdentity/disagreements(with:)``): different birthdays rule a link out; telephone
-/// numbers on both sides with none in common multiply the score by ``noSharedPhoneFactor``,
-/// e-mail addresses with none in common by ``noSharedEmailFactor``. Links at or above
+/// (``ContactIdentity/disagreements(with:)``): different birthdays, and names that state
+/// different generations (`Jr.`/`Sr.`), rule a link out; a generation stated by one name only
+/// multiplies the score by ``oneSidedGenerationFactor`` (a father and son often share a home
+/// number); telephone numbers on both sides with none in common multiply it by
+/// ``noSharedPhoneFactor``, e-mail addresses with none in common by ``noSharedEmailFactor``. Links at or above
 /// ``threshold`` join contacts into clusters.
 ///
 /// Only contacts that share a blocking key are compared — the content hash, an e-mail address,
@@ -29,6 +31,10 @@ public struct DuplicateFinder: Sendable {
     public static let noSharedPhoneFactor = 0.9
     /// The factor applied when both contacts have e-mail addresses and none in common.
     public static let noSharedEmailFactor = 0.95
+    /// The factor applied when only one of the two names states a generation (`John Smith` and
+    /// `John Smith Jr.`): it keeps such a link below the default threshold, so that it is shown
+    /// at a lower one but never merged by `duplicates --merge`.
+    public static let oneSidedGenerationFactor = 0.9
     /// The default ``threshold``.
     public static let defaultThreshold = 0.9
     /// The properties ``clusters(in:)`` reads from a card (the content hash aside, which
@@ -119,6 +125,8 @@ public struct DuplicateFinder: Sendable {
     func link(_ first: Int, _ a: ContactIdentity, _ second: Int, _ b: ContactIdentity, atLeast minimum: Double = 0) -> DuplicateLink? {
         guard !a.nameKey.isEmpty, !b.nameKey.isEmpty else { return nil }
         if let birthday = a.birthday, let other = b.birthday, birthday != other { return nil }
+        let oneSidedGeneration = a.generation != b.generation
+        if oneSidedGeneration && a.generation != nil && b.generation != nil { return nil }
         // Counted without building sets: most candidate pairs end here or at the score.
         let sharedEmailCount = a.emails.count <= b.emails.count ? a.emails.reduce(0) { $0 + (b.emails.contains($1) ? 1 : 0) }
             : b.emails.reduce(0) { $0 + (a.emails.contains($1) ? 1 : 0) }
@@ -130,6 +138,7 @@ public struct DuplicateFinder: Sendable {
         var penalty = 1.0
         if noSharedPhone { penalty *= Self.noSharedPhoneFactor }
         if noSharedEmail { penalty *= Self.noSharedEmailFactor }
+        if oneSidedGeneration { penalty *= Self.oneSidedGenerationFactor }
         let sameName = a.nameKey == b.nameKey
         let detailFactor = shared >= 2 ? 1 : 0.97
         // The score is at most the name's similarity times the factors: skip the similarity
@@ -141,8 +150,11 @@ public struct DuplicateFinder: Sendable {
         var details = a.sharedEmails(with: b).sorted().map { "e-mail " + $0 } + a.sharedPhones(with: b).map { "phone " + $0.description }
         if noSharedPhone { details.append("but no telephone number in common") }
         if noSharedEmail { details.append("but no e-mail address in common") }
+        if oneSidedGeneration { details.append("but only one name states a generation (\(a.generation ?? b.generation ?? ""))") }
         if sameName {
-            return DuplicateLink(first: first, second: second, confidence: .strong, score: score, reasons: ["same name"] + details)
+            // A generation on one side only leaves it a guess: never a link `--merge` acts on.
+            return DuplicateLink(first: first, second: second, confidence: oneSidedGeneration ? .fuzzy : .strong, score: score,
+                                 reasons: ["same name"] + details)
         }
         let rounded = (similarity * 100).rounded() / 100
         return DuplicateLink(first: first, second: second, confidence: .fuzzy, score: score,

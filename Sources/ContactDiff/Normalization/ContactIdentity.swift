@@ -20,6 +20,8 @@ public struct ContactIdentity: Sendable, Hashable {
     public var phones: [NormalizedPhone]
     /// The birthday in canonical (basic) form, when the card has one.
     public var birthday: String?
+    /// The generation the name states (``NameNormalizer/generation(of:)``: `jr`, `sr`, `iii`, …).
+    public var generation: String?
 
     /// The identity of `card`: its name is the `FN`, or when there is none the given,
     /// additional and family names of `N`, or else the organization.
@@ -32,6 +34,7 @@ public struct ContactIdentity: Sendable, Hashable {
             name = organization.joined(separator: " ")
         }
         nameWords = NameNormalizer.words(of: name)
+        generation = NameNormalizer.generation(of: name)
         nameKey = nameWords.sorted().joined(separator: " ")
         emails = Set(card.emailAddresses.map { Self.normalizedEmail($0) }.filter { !$0.isEmpty })
         phones = card.telephones.map { property in
@@ -61,11 +64,16 @@ public struct ContactIdentity: Sendable, Hashable {
     /// What says the two identities are different people although they may share a detail:
     /// different birthdays (`different-birthdays`); telephone numbers on both sides with none in
     /// common (`no-shared-phone`); e-mail addresses on both sides with none in common
-    /// (`no-shared-email`). Near duplicates of one person keep their birthday and at least one of
-    /// their numbers and addresses; two people who share a name and, by chance, an address do not.
+    /// (`no-shared-email`); names stating different generations, `Jr.` and `Sr.`
+    /// (`different-generations`), or only one of them stating one (`generation-on-one-side`).
+    /// Near duplicates of one person keep their birthday and at least one of their numbers and
+    /// addresses; two people who share a name and, by chance, an address do not.
     public func disagreements(with other: ContactIdentity) -> [String] {
         var reasons: [String] = []
         if let birthday, let otherBirthday = other.birthday, birthday != otherBirthday { reasons.append("different-birthdays") }
+        if generation != other.generation {
+            reasons.append(generation != nil && other.generation != nil ? "different-generations" : "generation-on-one-side")
+        }
         if !phones.isEmpty && !other.phones.isEmpty && sharedPhones(with: other).isEmpty { reasons.append("no-shared-phone") }
         if !emails.isEmpty && !other.emails.isEmpty && emails.isDisjoint(with: other.emails) { reasons.append("no-shared-email") }
         return reasons

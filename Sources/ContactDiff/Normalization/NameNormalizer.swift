@@ -19,7 +19,7 @@ public enum NameNormalizer {
     public static let ignoredWords: Set<String> = [
         "van", "von", "der", "den", "de", "del", "della", "di", "da", "das", "dos", "du", "la", "le", "ter", "ten",
         "zu", "bin", "ibn", "al", "el", "mc",
-        "dr", "mr", "mrs", "ms", "miss", "prof", "sir", "jr", "sr", "ii", "iii",
+        "dr", "mr", "mrs", "ms", "miss", "prof", "sir", "jr", "sr", "junior", "senior", "ii", "iii", "iv",
     ]
 
     /// The words of `name`, folded and without particles, in their written order.
@@ -87,6 +87,40 @@ public enum NameNormalizer {
             default: false
             }
         }
+    }
+
+    /// The generation a name states (`Jr.`, `Senior`, `III`, `2nd`), normalised (`jr`, `sr`, `ii`,
+    /// `iii`, `iv`), or `nil`. ``words(of:)`` leaves these words out, since people write or omit
+    /// them freely; but a father and his son of the same name often share a home number, and two
+    /// names that state different generations are different people.
+    public static func generation(of name: String) -> String? {
+        var found: String?
+        var word: [UInt8] = []
+        func finish() {
+            defer { word.removeAll(keepingCapacity: true) }
+            switch word.count {
+            case 2, 3, 4, 6: break
+            default: return
+            }
+            switch String(decoding: word, as: UTF8.self) {
+            case "jr", "junior": found = "jr"
+            case "sr", "senior": found = "sr"
+            case "ii", "2nd": found = "ii"
+            case "iii", "3rd": found = "iii"
+            case "iv", "4th": found = "iv"
+            default: break
+            }
+        }
+        for byte in name.utf8 {
+            switch byte {
+            case 0x41...0x5A: word.append(byte + 0x20)
+            case 0x61...0x7A, 0x30...0x39: word.append(byte)
+            case 0x80...: word.append(0xFF)  // a letter of another script: not a marker word
+            default: finish()
+            }
+        }
+        finish()
+        return found
     }
 
     /// The words of `name` sorted and joined by single spaces: equal for names that differ only
