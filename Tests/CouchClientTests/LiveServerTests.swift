@@ -219,3 +219,21 @@ struct LiveServerTests {
         }
     }
 }
+
+extension LiveServerTests {
+    /// CouchDB compares ids by their bytes: `café` with a composed `é` and with `e` and a
+    /// combining accent are two documents (Swift's String equality would make them one).
+    @Test func idsThatDifferOnlyInUnicodeNormalisationAreTwoDocuments() async throws {
+        try await withLiveClient { client, _ in
+            let database = client.database("contacts")
+            try await database.create()
+            let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+            let first = try await database.put(["_id": .string(composed), "form": "composed"])
+            let second = try await database.put(["_id": .string(decomposed), "form": "decomposed"])
+            #expect(first.revision.hasPrefix("1-") && second.revision.hasPrefix("1-"))
+            #expect(try await database.document(id: composed)["form"]?.stringValue == "composed")
+            #expect(try await database.document(id: decomposed)["form"]?.stringValue == "decomposed")
+            #expect(try await database.info().documentCount == 2)
+        }
+    }
+}

@@ -122,13 +122,13 @@ public actor Database {
     /// - Throws: ``CouchError`` when the journal cannot be written; then nothing was applied.
     public func update(_ edits: [DocumentEdit], newEdits: Bool = true) throws(CouchError) -> [EditOutcome] {
         try ensureOpen()
-        var staged: [String: DocumentEntry] = [:]
+        var staged: [DocumentKey: DocumentEntry] = [:]
         var outcomes: [EditOutcome] = []
         var batch: [UInt8] = []
         var appended: [(sequence: Int, id: String)] = []
         var sequence = updateSequence
         for edit in edits {
-            var entry = staged[edit.id] ?? state.documents[edit.id] ?? DocumentEntry(id: edit.id)
+            var entry = staged[DocumentKey(edit.id)] ?? state.documents[DocumentKey(edit.id)] ?? DocumentEntry(id: edit.id)
             let bodyBytes = edit.body.serialized()
             let path: [Revision]
             if newEdits {
@@ -182,7 +182,7 @@ public actor Database {
             entry.tree.merge(path: path, isDeleted: edit.isDeleted, body: location)
             entry.tree.stem(limit: revisionsLimit)
             entry.sequence = sequence
-            staged[edit.id] = entry
+            staged[DocumentKey(edit.id)] = entry
             appended.append((sequence, edit.id))
             outcomes.append(.saved(id: edit.id, revision: path[0]))
         }
@@ -190,14 +190,14 @@ public actor Database {
         try journal.appendDurably(batch)
         let createdCount = staged.keys.filter { state.documents[$0] == nil }.count
         state.staleChangeCount += appended.count - createdCount
-        for (sequence, id) in appended where staged[id]?.sequence != sequence {
+        for (sequence, id) in appended where staged[DocumentKey(id)]?.sequence != sequence {
             state.markStale(sequence)
         }
-        for (id, entry) in staged {
-            let previous = state.documents[id]
+        for (key, entry) in staged {
+            let previous = state.documents[key]
             if let previous { state.markStale(previous.sequence) }
             state.countChange(wasNew: previous == nil, wasDeleted: previous?.isDeleted ?? false, isDeleted: entry.isDeleted)
-            state.documents[id] = entry
+            state.documents[key] = entry
         }
         state.changeLog.append(contentsOf: appended)
         state.updateSequence = sequence
@@ -208,7 +208,7 @@ public actor Database {
 
     private func compactChangeLogIfNeeded() {
         guard state.staleChangeCount > 1024, state.staleChangeCount * 2 > state.changeLog.count else { return }
-        state.changeLog.removeAll { state.documents[$0.id]?.sequence != $0.sequence }
+        state.changeLog.removeAll { state.documents[DocumentKey($0.id)]?.sequence != $0.sequence }
         state.staleChangeCount = 0
         state.staleSequences = []
     }
@@ -240,7 +240,7 @@ public actor Database {
     /// The index entry of a document: its revision tree and last sequence.
     func entry(_ id: String) throws(CouchError) -> DocumentEntry? {
         try ensureOpen()
-        return state.documents[id]
+        return state.documents[DocumentKey(id)]
     }
 
     /// A stored body.
@@ -299,7 +299,7 @@ public actor Database {
     /// A `_local` document, with `_id` and `_rev`.
     func localDocument(_ id: String) throws(CouchError) -> JSONObject? {
         try ensureOpen()
-        guard let local = state.locals[id] else { return nil }
+        guard let local = state.locals[DocumentKey(id)] else { return nil }
         var object: JSONObject = ["_id": .string(id), "_rev": .string("0-\(local.revision)")]
         object.members.append(contentsOf: local.body.members)
         return object
@@ -309,7 +309,7 @@ public actor Database {
     /// when it does not exist). Returns the new revision (`0-0` after a delete).
     func updateLocal(_ id: String, revision: String?, isDeleted: Bool, body: JSONObject) throws(CouchError) -> String {
         try ensureOpen()
-        let existing = state.locals[id]
+        let existing = state.locals[DocumentKey(id)]
         let current = existing.map { "0-\($0.revision)" }
         if let existing = current {
             guard revision == existing else { throw CouchError.conflictingUpdate }
@@ -325,7 +325,7 @@ public actor Database {
         var bytes = line.serialized()
         bytes.append(0x0A)
         try journal.appendDurably(bytes)
-        state.locals[id] = isDeleted ? nil : LocalDocument(revision: newRevision, body: body)
+        state.locals[DocumentKey(id)] = isDeleted ? nil : LocalDocument(revision: newRevision, body: body)
         return "0-\(newRevision)"
     }
 
@@ -359,7 +359,7 @@ public actor Database {
             var index = state.changeLog.count - 1
             while index >= 0, rows.count < limit {
                 let (sequence, id) = state.changeLog[index]
-                if sequence > since, let entry = state.documents[id], entry.sequence == sequence, includes(id) {
+                if sequence > since, let entry = state.documents[DocumentKey(id)], entry.sequence == sequence, includes(id) {
                     rows.append(Change(sequence: sequence, entry: entry))
                 }
                 index -= 1
@@ -387,7 +387,7 @@ public actor Database {
         var index = low
         while index < state.changeLog.count, rows.count < limit {
             let (sequence, id) = state.changeLog[index]
-            if let entry = state.documents[id], entry.sequence == sequence, includes(id) {
+            if let entry = state.documents[DocumentKey(id)], entry.sequence == sequence, includes(id) {
                 rows.append(Change(sequence: sequence, entry: entry))
             }
             index += 1

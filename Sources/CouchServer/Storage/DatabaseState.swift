@@ -1,7 +1,7 @@
 /// The in-memory index of a database, rebuilt from its journal at open: documents with their
 /// revision trees, the changes log, `_local` documents and counters.
 struct DatabaseState: Sendable {
-    var documents: [String: DocumentEntry] = [:]
+    var documents: [DocumentKey: DocumentEntry] = [:]
     /// Every change in sequence order; entries whose document changed again later are stale.
     var changeLog: [(sequence: Int, id: String)] = []
     var staleChangeCount = 0
@@ -11,7 +11,7 @@ struct DatabaseState: Sendable {
     var liveCount = 0
     var deletedCount = 0
     var liveIDsCache: [String]?
-    var locals: [String: LocalDocument] = [:]
+    var locals: [DocumentKey: LocalDocument] = [:]
     var updateSequence = 0
 
     /// Rebuilds the index from journal lines (all but the header).
@@ -25,8 +25,8 @@ struct DatabaseState: Sendable {
                       !path.isEmpty, let length = value["bytes"]?.intValue
                 else { continue }
                 let location = BodyLocation(offset: line.offset + line.length - 1 - length, length: length)
-                var entry = documents[id] ?? DocumentEntry(id: id)
-                let wasNew = documents[id] == nil
+                var entry = documents[DocumentKey(id)] ?? DocumentEntry(id: id)
+                let wasNew = documents[DocumentKey(id)] == nil
                 let wasDeleted = entry.isDeleted
                 entry.tree.merge(path: path, isDeleted: value["deleted"]?.boolValue ?? false, body: location)
                 entry.tree.stem(limit: revisionsLimit)
@@ -37,14 +37,14 @@ struct DatabaseState: Sendable {
                 entry.sequence = sequence
                 changeLog.append((sequence, id))
                 countChange(wasNew: wasNew, wasDeleted: wasDeleted, isDeleted: entry.isDeleted)
-                documents[id] = entry
+                documents[DocumentKey(id)] = entry
                 updateSequence = max(updateSequence, sequence)
             case "local":
                 guard let id = value["id"]?.stringValue else { continue }
                 if value["deleted"]?.boolValue == true {
-                    locals[id] = nil
+                    locals[DocumentKey(id)] = nil
                 } else {
-                    locals[id] = LocalDocument(revision: value["rev"]?.intValue ?? 1, body: value["body"]?.objectValue ?? [:])
+                    locals[DocumentKey(id)] = LocalDocument(revision: value["rev"]?.intValue ?? 1, body: value["body"]?.objectValue ?? [:])
                 }
             default:
                 continue
