@@ -9,11 +9,17 @@ extension SyncEngine {
         /// Contacts not to push this time (their remote document could not be read, or their
         /// change waits for the next sync).
         var skipped: Set<String> = []
+        /// For a dry run: the changes the address book would take, in order, so the push can be
+        /// planned over the sync state they would leave.
+        var plannedChanges: [RemoteChange] = []
+        /// For a dry run: the `keep-both` copies that would become new contacts.
+        var plannedCopies: [(uid: String, bytes: [UInt8])] = []
     }
 
     /// Fetches the documents that changed remotely and applies them, batch by batch (each batch
-    /// durable before the next is fetched).
-    func pull(_ feed: Feed, states: [String: RemoteSyncState], report: inout SyncReport) async throws -> PullOutcome {
+    /// durable before the next is fetched). `isComplete`: the feed was read from the start, so a
+    /// document it does not list is not on the server at all.
+    func pull(_ feed: Feed, isComplete: Bool, states: [String: RemoteSyncState], report: inout SyncReport) async throws -> PullOutcome {
         var outcome = PullOutcome()
         let candidates = feed.changes.filter { change in
             guard let uid = ContactDocument.uid(fromDocumentID: change.id) else { return false }
@@ -21,7 +27,7 @@ extension SyncEngine {
             return true
         }
         let records = Dictionary(uniqueKeysWithValues: await book.allRecords().map { ($0.uid, $0) })
-        try checkRemoteEmptied(candidates, states: states, records: records)
+        try checkRemoteEmptied(candidates, listed: isComplete ? Set(feed.changes.map(\.id)) : nil, states: states, records: records)
         var done = 0
         let batches = stride(from: 0, to: candidates.count, by: options.batchSize).map {
             Array(candidates[$0..<min($0 + options.batchSize, candidates.count)])
@@ -79,7 +85,10 @@ extension SyncEngine {
             }
             for (_, settlement) in settlements { changes.append(contentsOf: settlement.changes) }
             var deferred: Set<String> = []
-            if !options.dryRun {
+            if options.dryRun {
+                outcome.plannedChanges.append(contentsOf: changes)
+                outcome.plannedCopies.append(contentsOf: settlements.compactMap { $0.settlement.keepBothCopy })
+            } else {
                 let applied = try await book.applyRemote(changes, remote: remote)
                 for item in applied.deferred {
                     deferred.insert(item.uid)
@@ -127,8 +136,11 @@ extension SyncEngine {
     }
 
     /// Refuses to apply a feed that deletes every contact of the last sync while this book
-    /// still holds them (the server was emptied), unless forced.
-    private func checkRemoteEmptied(_ candidates: [Change], states: [String: RemoteSyncState], records: [String: ContactRecord]) throws {
+    /// still holds them (the server was emptied), unless forced; and refuses a server that holds
+    /// none of them at all (its database was deleted or replaced: `listed`, the ids of a feed
+    /// read from the start, names none of them).
+    private func checkRemoteEmptied(_ candidates: [Change], listed: Set<String>?, states: [String: RemoteSyncState],
+                                    records: [String: ContactRecord]) throws {
         guard !options.force else { return }
         let heldAndSynced = states.filter { $0.value.hash != nil && records[$0.key]?.hash != nil }
         guard heldAndSynced.count > 1 else { return }
@@ -136,11 +148,16 @@ extension SyncEngine {
         for change in candidates where change.isDeleted {
             if let uid = ContactDocument.uid(fromDocumentID: change.id), heldAndSynced[uid] != nil { deletions += 1 }
         }
+        let absent = listed.map { listed in heldAndSynced.keys.filter { !listed.contains(ContactDocument.documentID(forUID: $0)) }.count } ?? 0
         let liveRemote = candidates.contains { !$0.isDeleted }
-        if deletions == heldAndSynced.count && !liveRemote {
-            throw SyncError(.emptiedSide,
-                            "every contact of the last sync (\(deletions)) was deleted on \(remote), which now holds none of them; refusing to delete them all here. If that is what you want, run again with --force; to restore them to the server instead, use `cardsync remote DIR remove` and sync again")
-        }
+        guard deletions + absent == heldAndSynced.count && !liveRemote else { return }
+        let how = absent == 0 ? "was deleted on \(remote), which now holds none of them"
+            : "is gone from \(remote) (deleted there, or its database was deleted or replaced)"
+        throw SyncError(.emptiedSide,
+                        "every contact of the last sync (\(heldAndSynced.count)) \(how); refusing to delete them all here. "
+                        + "To put this book's contacts back on the server, run `cardsync sync \(book.directory) --reset` "
+                        + "(it forgets the sync state with this remote and matches contacts by content: contacts only here are pushed, "
+                        + "none is deleted on either side); to delete them here too, run again with --force")
     }
 
     /// Settles a document that already has conflicting leaves (made by other replicators):

@@ -20,9 +20,9 @@ extension SyncEngine {
 
     /// The local changes since the last sync: contacts whose content is not the synced one,
     /// and deletions of contacts the remote still holds.
-    func pendingPushes(states: [String: RemoteSyncState], skipping: Set<String>) async -> [PendingPush] {
+    func pendingPushes(records: [ContactRecord], states: [String: RemoteSyncState], skipping: Set<String>) -> [PendingPush] {
         var pending: [PendingPush] = []
-        for record in await book.allRecords() where !skipping.contains(record.uid) {
+        for record in records where !skipping.contains(record.uid) {
             let state = states[record.uid]
             if let hash = record.hash {
                 if state?.hash != hash { pending.append(PendingPush(record: record, state: state)) }
@@ -31,6 +31,34 @@ extension SyncEngine {
             }
         }
         return pending.sorted { $0.record.uid < $1.record.uid }
+    }
+
+    /// The sync state and records a dry run's pull would leave: `changes` applied to `states`
+    /// and `records` in memory, the way ``AddressBook/applyRemote(_:remote:)`` records them.
+    static func planned(_ changes: [RemoteChange], states: [String: RemoteSyncState],
+                        records: [ContactRecord]) -> (states: [String: RemoteSyncState], records: [ContactRecord]) {
+        var states = states
+        var byUID = Dictionary(records.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+        var touched: Set<String> = []
+        for change in changes {
+            switch change {
+            case .version(let version):
+                guard touched.insert(version.uid).inserted else { continue }
+                byUID[version.uid]?.hash = version.hash
+                states[version.uid] = RemoteSyncState(revision: version.revision, hash: version.hash)
+            case .deletion(let uid, let revision):
+                guard touched.insert(uid).inserted else { continue }
+                byUID[uid]?.hash = nil
+                states[uid] = RemoteSyncState(revision: revision, hash: nil)
+            case .inStep(let uid, let revision, let hash):
+                states[uid] = RemoteSyncState(revision: revision, hash: hash)
+            case .losingVersion(let version):
+                states[version.uid] = RemoteSyncState(revision: version.revision, hash: version.hash)
+            case .keptVersion:
+                break
+            }
+        }
+        return (states, Array(byUID.values))
     }
 
     /// Refuses to push the deletion of every contact of the last sync when the folder became
@@ -45,15 +73,25 @@ extension SyncEngine {
     }
 
     /// Pushes local changes in batches, several in flight, and settles per-document conflicts.
-    func push(states: [String: RemoteSyncState], skipping: Set<String>, report: inout SyncReport) async throws {
-        var pending = await pendingPushes(states: states, skipping: skipping)
+    ///
+    /// A dry run plans instead: the same pending pushes, computed over the state the planned
+    /// pull would leave (``PullOutcome/plannedChanges``), plus the `keep-both` copies the pull
+    /// would add, so the plan lists exactly what a real sync sends.
+    func push(states: [String: RemoteSyncState], pull: PullOutcome, report: inout SyncReport) async throws {
         if options.dryRun {
-            for item in pending {
-                report.pushed.append(.init(uid: item.record.uid, name: item.record.name ?? item.record.uid,
-                                           kind: item.isDeletion ? .delete : (item.state?.hash == nil ? .add : .update)))
+            let (plannedStates, records) = Self.planned(pull.plannedChanges, states: states, records: await book.allRecords())
+            var plan = pendingPushes(records: records, states: plannedStates, skipping: pull.skipped).map { item in
+                SyncReport.Change(uid: item.record.uid, name: item.record.name ?? item.record.uid,
+                                  kind: item.isDeletion ? .delete : (item.state?.hash == nil ? .add : .update))
             }
+            for copy in pull.plannedCopies {
+                let name = (try? VCardReader.read(copy.bytes, sourceName: copy.uid))?.cards.first?.formattedName
+                plan.append(.init(uid: copy.uid, name: name ?? copy.uid, kind: .add))
+            }
+            report.pushed.append(contentsOf: plan.sorted { $0.uid < $1.uid })
             return
         }
+        var pending = pendingPushes(records: await book.allRecords(), states: states, skipping: pull.skipped)
         for round in 0..<4 where !pending.isEmpty {
             let conflicts = try await pushBatches(pending, report: &report)
             guard !conflicts.isEmpty else { break }

@@ -87,6 +87,13 @@ extension SyncEngine {
             takeRemote()
             return settlement
         }
+        // A reset matches by content and deletes nothing: a tombstone does not delete the
+        // local contact, whose version is pushed over it.
+        if options.reset, state == nil, localHash != nil, case .deleted(let revision) = remoteSide {
+            settlement.changes.append(.inStep(uid: uid, revision: revision, hash: nil))
+            settlement.pushesLocal = true
+            return settlement
+        }
         // Both sides changed.
         let local = localHash == nil ? nil : await localCard()
         let remoteCard: VCard? = if case .live(let decoded) = remoteSide { decoded.card } else { nil }

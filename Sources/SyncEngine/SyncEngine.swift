@@ -61,12 +61,13 @@ public struct SyncEngine: Sendable {
         var report = SyncReport(remote: remote)
         report.isDryRun = options.dryRun
         do {
-            try await checkLocalEmptied(states: await book.syncStates(remote: remote))
+            if options.reset && !options.dryRun { try await book.forgetSyncState(remote: remote) }
+            try await checkLocalEmptied(states: await syncStates())
             let exists = try await prepareDatabase(&report)
             let since = exists ? try await agreedCheckpoint() : nil
             let feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
-            var states = await book.syncStates(remote: remote)
-            let plan = try await pull(feed, states: states, report: &report)
+            var states = await syncStates()
+            let plan = try await pull(feed, isComplete: since == nil, states: states, report: &report)
             if !options.dryRun, let last = feed.lastSequence {
                 let position = Self.text(of: last)
                 try await book.recordCheckpoint(position, remote: remote)
@@ -76,8 +77,8 @@ public struct SyncEngine: Sendable {
                 let (events, _) = try await book.removeDuplicates()
                 report.removedDuplicates = events.map(\.uid)
             }
-            states = await book.syncStates(remote: remote)
-            try await push(states: states, skipping: plan.skipped, report: &report)
+            states = await syncStates()
+            try await push(states: states, pull: plan, report: &report)
             if !options.dryRun, exists || report.createdDatabase, let position = report.checkpoint,
                since.map(Self.text(of:)) != position {
                 try await saveServerCheckpoint(position)
@@ -86,9 +87,23 @@ public struct SyncEngine: Sendable {
             throw Self.syncError(error, remote: remote)
         }
         let touched = Set(report.pulled.map(\.uid) + report.pushed.map(\.uid))
-        report.duplicates = await book.duplicateGroups().filter { group in group.contains { touched.contains($0.uid) } }.map { $0.map(\.uid) }
+        report.duplicateGroups = await book.duplicateGroups().filter { group in group.contains { touched.contains($0.uid) } }.map { group in
+            group.map { SyncReport.Contact(uid: $0.uid, name: $0.name ?? $0.uid) }
+        }
+        // Files of the folder that could not be read: their contacts were not synced as they are now.
+        let unreadFiles = (await book.openingScan?.problems ?? []).map { problem in
+            SyncReport.Problem(subject: problem.file, message: problem.message,
+                               file: problem.file, line: problem.line, code: problem.code)
+        }
+        report.problems.insert(contentsOf: unreadFiles, at: 0)
         report.localCount = await book.contactCount
         return report
+    }
+
+    /// The sync state with the remote (none for a dry run of ``SyncOptions/reset``, which
+    /// plans the fresh start without recording it).
+    private func syncStates() async -> [String: RemoteSyncState] {
+        options.reset && options.dryRun ? [:] : await book.syncStates(remote: remote)
     }
 
     // MARK: - Database and checkpoint
@@ -119,7 +134,7 @@ public struct SyncEngine: Sendable {
     /// The checkpoint both sides agree on: the journal's, when the server's `_local` document
     /// holds the same; otherwise from the start (contacts then match by revision and content).
     private func agreedCheckpoint() async throws -> CouchSequence? {
-        guard let local = await book.checkpoint(remote: remote) else { return nil }
+        guard !(options.reset && options.dryRun), let local = await book.checkpoint(remote: remote) else { return nil }
         let serverSide = try await database.localDocument(id: await checkpointDocumentID)
         guard let serverSide, let stored = serverSide["last_seq"], Self.text(of: CouchSequence(stored)) == local else {
             logger.debug("checkpoints disagree; reading the changes feed from the start", metadata: ["journal": "\(local)"])

@@ -7,6 +7,11 @@ public struct SyncOptions: Sendable {
     /// Go on even when one side became empty while the other still has the contacts of the
     /// last sync (without it, such a sync is refused: it would delete everything).
     public var force: Bool
+    /// Forget the sync state with this remote first (the journal records a fresh start) and
+    /// match contacts by content again: contacts only here are pushed, contacts only there are
+    /// pulled, and no deletion travels either way. Refills a server that was emptied or whose
+    /// database was deleted, without losing anything on either side.
+    public var reset: Bool
     /// Remove contacts whose content became identical to another's (the oldest is kept);
     /// without it they are only reported.
     public var dedupe: Bool
@@ -21,12 +26,13 @@ public struct SyncOptions: Sendable {
 
     /// Options: `newest` wins, batches of 500, four in flight.
     public init(policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false, dedupe: Bool = false,
-                batchSize: Int = 500, concurrentBatches: Int = 4, changesPageSize: Int = 5000,
+                reset: Bool = false, batchSize: Int = 500, concurrentBatches: Int = 4, changesPageSize: Int = 5000,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil) {
         self.policy = policy
         self.dryRun = dryRun
         self.force = force
         self.dedupe = dedupe
+        self.reset = reset
         self.batchSize = max(1, batchSize)
         self.concurrentBatches = max(1, concurrentBatches)
         self.changesPageSize = max(1, changesPageSize)

@@ -30,14 +30,28 @@ public struct SyncReport: Sendable {
         public var removedRevisions: [String] = []
     }
 
-    /// A contact or document that could not be synced; the rest went on.
+    /// A contact, document or file that could not be synced; the rest went on.
     public struct Problem: Sendable, Hashable {
-        /// The contact's UID or the document id.
+        /// The contact's UID, the document id, or (for a file of the folder) the file name.
         public var subject: String
         /// The contact's name, when known.
         public var name: String?
         /// What went wrong and what to do.
         public var message: String
+        /// For a file of the folder that could not be read: its name, relative to the book.
+        public var file: String?
+        /// The 1-based line of ``file`` where the problem is, when known.
+        public var line: Int?
+        /// For a file of the folder: the scan's kind of problem (`invalid-file`, `duplicate-uid`, …).
+        public var code: String?
+    }
+
+    /// A contact by UID and name.
+    public struct Contact: Sendable, Hashable {
+        /// The contact's UID.
+        public var uid: String
+        /// Its formatted name (or the UID when it has none).
+        public var name: String
     }
 
     /// The remote (URL without credentials).
@@ -52,8 +66,10 @@ public struct SyncReport: Sendable {
     public var pushed: [Change] = []
     /// Contacts changed on both sides.
     public var conflicts: [Conflict] = []
+    /// Groups of contacts that now have identical content.
+    public var duplicateGroups: [[Contact]] = []
     /// Groups of UIDs whose contacts now have identical content.
-    public var duplicates: [[String]] = []
+    public var duplicates: [[String]] { duplicateGroups.map { $0.map(\.uid) } }
     /// UIDs removed as duplicates (with `--dedupe`).
     public var removedDuplicates: [String] = []
     /// Contacts and documents that could not be synced.

@@ -25,8 +25,9 @@ struct SyncCommand: AsyncParsableCommand {
             stored or printed.
 
             A sync that would delete every contact of the last sync on one side because the \
-            other side became empty is refused unless --force. An interrupted sync (network \
-            loss, kill -9) is finished by the next one; nothing is applied twice.
+            other side became empty is refused unless --force; --reset refills an emptied \
+            server from this book instead (nothing is deleted on either side). An interrupted \
+            sync (network loss, kill -9) is finished by the next one; nothing is applied twice.
 
             Exit status: 0 synced; 65 refused (a side was emptied: see --force); 69 the remote \
             could not be reached; 75 some contacts could not be synced (listed; the rest were); \
@@ -54,6 +55,9 @@ struct SyncCommand: AsyncParsableCommand {
 
     @Flag(help: "Sync even when one side became empty and the sync would delete all contacts on the other.")
     var force = false
+
+    @Flag(help: "Forget the sync state with this remote first and match contacts by content: contacts only here are pushed, only there pulled, none deleted on either side (refills an emptied or deleted server database; if it is interrupted, run it again with --reset).")
+    var reset = false
 
     @Flag(help: "Remove contacts whose content became identical to another's (the oldest is kept).")
     var dedupe = false
@@ -85,7 +89,7 @@ struct SyncCommand: AsyncParsableCommand {
         try await reportingFailures {
             let book = directory
             let choice = try RemoteChoice.resolve(book: book, remote: remote, passwordFile: passwordFile, insecure: insecure)
-            let options = SyncOptions(policy: conflict.policy, dryRun: dryRun, force: force, dedupe: dedupe, batchSize: batchSize,
+            let options = SyncOptions(policy: conflict.policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
                                       progress: StandardError.isTerminal && format == .text ? SyncProgressLine.show : nil)
             let outcome: (SyncReport, RemoteChoice)
             if let choice {
@@ -187,13 +191,26 @@ enum SyncSummary {
             Swift.print("  duplicates: \(report.duplicates.count) group(s) with identical content"
                         + (report.removedDuplicates.isEmpty ? "; `cardsync dedupe \(book) --apply` or `sync --dedupe` removes them"
                            : ", \(report.removedDuplicates.count) removed"))
-            for group in report.duplicates.prefix(shownPerList) { Swift.print("    " + group.joined(separator: " = ")) }
+            for group in report.duplicateGroups.prefix(shownPerList) { Swift.print("    " + line(for: group)) }
         }
         Swift.print("  errors: \(report.problems.count)")
         for problem in report.problems {
-            Swift.print("    \(problem.name.map { "\($0) " } ?? "")<\(problem.subject)>: \(problem.message)")
+            if let file = problem.file {
+                Swift.print("    \(book)/\(file)\(problem.line.map { ":\($0)" } ?? ""): \(problem.message)\(problem.code.map { " [\($0)]" } ?? "")")
+            } else {
+                Swift.print("    \(problem.name.map { "\($0) " } ?? "")<\(problem.subject)>: \(problem.message)")
+            }
         }
         Swift.print("  \(report.localCount) contacts in the book\(report.requests.map { "; \($0) requests" } ?? "")")
+    }
+
+    /// A group of contacts with identical content, by name: `Ada Lovelace = Ada King`, or, when
+    /// names repeat, `Ada Lovelace (UID a1 = UID a2)` (the UIDs only tell them apart).
+    static func line(for group: [SyncReport.Contact]) -> String {
+        let names = group.map(\.name)
+        if Set(names).count == names.count { return names.joined(separator: " = ") }
+        if Set(names).count == 1 { return "\(names[0]) (UID \(group.map(\.uid).joined(separator: " = UID ")))" }
+        return group.map { "\($0.name) <\($0.uid)>" }.joined(separator: " = ")
     }
 
     private static func list(_ changes: [SyncReport.Change], limit: Int) {
@@ -223,7 +240,14 @@ struct SyncOutput: Encodable {
         var keptAs: String?
         var removedRevisions: [String]
     }
-    struct Problem: Encodable { var subject: String; var name: String?; var message: String }
+    struct Problem: Encodable {
+        var subject: String
+        var name: String?
+        var message: String
+        var file: String?
+        var line: Int?
+        var code: String?
+    }
 
     var schemaVersion = 1
     var command = "sync"
@@ -262,7 +286,9 @@ struct SyncOutput: Encodable {
         }
         duplicates = report.duplicates
         removedDuplicates = report.removedDuplicates
-        errors = report.problems.map { Problem(subject: $0.subject, name: $0.name, message: $0.message) }
+        errors = report.problems.map {
+            Problem(subject: $0.subject, name: $0.name, message: $0.message, file: $0.file, line: $0.line, code: $0.code)
+        }
         contacts = report.localCount
         checkpoint = report.checkpoint
         requests = report.requests

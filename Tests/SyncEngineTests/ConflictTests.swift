@@ -156,6 +156,32 @@ import TestSupport
             #expect(forced.pulledCounts.deleted == 5 && b.contactFiles.isEmpty)
         }
     }
+
+    @Test(arguments: Endpoint.all)
+    func anEmptiedServerIsRefilledByTheResetTheRefusalNames(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 5)
+            try await sync(a, remote)
+            let expected = try await liveHashes(a)
+            for (uid, document) in try await remote.contactDocuments() {
+                try await remote.db.deleteDocument(id: ContactDocument.documentID(forUID: uid), revision: document["_rev"]!.stringValue!)
+            }
+            do {
+                try await sync(a, remote)
+                Issue.record("expected the sync to be refused")
+            } catch let error as SyncError {
+                #expect(error.code == .emptiedSide && error.message.contains("cardsync sync \(a.path) --reset"), "\(error.message)")
+            }
+            let plan = try await sync(a, remote, dryRun: true, reset: true)
+            #expect(plan.pushedCounts == (5, 0, 0) && plan.pulled.isEmpty)
+            let refilled = try await sync(a, remote, reset: true)
+            #expect(refilled.pushedCounts == (5, 0, 0) && refilled.pulled.isEmpty && refilled.problems.isEmpty)
+            #expect(try await liveHashes(a) == expected)
+            #expect(try await remoteHashes(remote) == expected)
+            #expect(!(try await sync(a, remote)).hasChanges)
+        }
+    }
 }
 
 /// Runs a hook once, before the first `_bulk_docs` request is sent.

@@ -2,6 +2,7 @@ import CouchClient
 import Foundation
 import SyncEngine
 import Testing
+import TestSupport
 import VCardKit
 
 /// The remote document: ids, derived fields recomputed from the text, times.
@@ -43,5 +44,33 @@ import VCardKit
         let written = ContactDocument.document(uid: "t", bytes: Array("x".utf8), card: VCard(), hash: ContentHash(of: VCard()),
                                                revision: nil, updated: milliseconds)
         #expect(written["updated"]?.stringValue == expected)
+    }
+
+    /// `Schemas/couch-contact.schema.json` accepts what the client writes, tombstones included,
+    /// and still refuses a live document without its text or hash and a tombstone carrying a card.
+    @Test func writtenDocumentsAndTombstonesFollowTheSchemaWhichStaysStrict() throws {
+        try #require(SchemaValidator.isAvailable, "python3 with jsonschema is needed to check documents against the schema")
+        let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada Lovelace\r\nEND:VCARD\r\n"
+        let card = try VCardReader.read(Array(text.utf8), sourceName: "t").cards[0]
+        let revision = "2-0123456789abcdef0123456789abcdef"
+        let live = ContactDocument.document(uid: "ada", bytes: Array(text.utf8), card: card, hash: ContentHash(of: card),
+                                            revision: revision, updated: 1_795_324_184_120)
+        let tombstone = ContactDocument.tombstone(uid: "ada", revision: revision, updated: 1_795_324_184_120)
+        func problems(_ document: [String: CouchJSON]) throws -> [String] {
+            try SchemaValidator.problems(validating: try CouchJSON.object(document).serialized(), against: "couch-contact.schema.json")
+        }
+        #expect(try problems(live) == [])
+        #expect(try problems(tombstone) == [])
+        // A tombstone as a plain DELETE leaves it.
+        #expect(try problems(["_id": "contact:ada", "_rev": .string(revision), "_deleted": true]) == [])
+        var withoutHash = live
+        withoutHash["hash"] = nil
+        #expect(try !problems(withoutHash).isEmpty)
+        var notDeleted = tombstone
+        notDeleted["_deleted"] = false
+        #expect(try !problems(notDeleted).isEmpty)
+        var carryingCard = tombstone
+        carryingCard["vcard"] = .string(text)
+        #expect(try !problems(carryingCard).isEmpty)
     }
 }

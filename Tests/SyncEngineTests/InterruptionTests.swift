@@ -1,4 +1,5 @@
 import ContactStore
+import CouchClient
 import Foundation
 import SyncEngine
 import Testing
@@ -57,6 +58,68 @@ import Glibc
         #expect(killed >= 10, "most runs must be cut short for the test to mean something")
     }
 
+    @Test func syncKilledWhilePullingManyRemoteChangesLeavesTheFolderExactlyTheServers() async throws {
+        let root = try TestPaths.makeTemporaryDirectory("kill-pull")
+        let server = try ServeProcess(data: root.appendingPathComponent("server"))
+        defer { server.stop() }
+        let remoteURL = server.url + "/contacts"
+        let a = root.appendingPathComponent("a")
+        let b = root.appendingPathComponent("b")
+        try AddressBook.create(at: a)
+        try AddressBook.create(at: b)
+        try fill(a, count: 300)
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL]).status == 0)
+        let seed = ProcessInfo.processInfo.environment["CARDSYNC_KILL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        var generator = SplitMix(seed: seed)
+        var killed = 0
+        var killedWhilePulling = 0
+        let rounds = 10
+        for round in 0..<rounds {
+            // The other book adds, edits and deletes many contacts and pushes them all.
+            for index in 0..<40 { try a.write(card("r\(round)n\(index)", "Round \(round) New \(index)"), to: "r\(round)n\(index).vcf") }
+            for index in 0..<60 {
+                let uid = "c\(Int(generator.next() % 300))"
+                if FileManager.default.fileExists(atPath: a.appendingPathComponent("\(uid).vcf").path) {
+                    try a.write(card(uid, "Person \(uid)", note: "round \(round) edit \(index)"), to: "\(uid).vcf")
+                }
+            }
+            for _ in 0..<15 {
+                let victim = a.contactFiles[Int(generator.next() % UInt64(a.contactFiles.count))]
+                try a.remove(victim)
+            }
+            let pushed = try CLIRunner.run(["sync", a.path, "--remote", remoteURL])
+            #expect(pushed.status == 0, "\(pushed.standardError)")
+            // This book pulls them, killed at a random moment once the first batch is applied.
+            let before = try b.contents()
+            let delay = Int(generator.next() % 150)
+            if try runKilled(["sync", b.path, "--remote", remoteURL, "--batch-size", "5"],
+                             afterGrowthOf: b.appendingPathComponent(".cardsync/journal.jsonl"), plusMilliseconds: delay) == .killed {
+                killed += 1
+                // Killed after the folder took some of the changes: cut short while pulling.
+                if try b.contents() != before { killedWhilePulling += 1 }
+            }
+            let check = try CLIRunner.run(["check", b.path])
+            #expect(check.status == 0, "round \(round), seed \(seed): \(check.standardOutput)\(check.standardError)")
+        }
+        let final = try CLIRunner.run(["sync", b.path, "--remote", remoteURL])
+        #expect(final.status == 0, "\(final.standardError)")
+        // The folder holds exactly the server's cards, byte for byte: none lost, none twice.
+        let documents = try await withCouchClient(url: URL(string: server.url)!) { client in
+            try await TestRemote(serverURL: URL(string: server.url)!, database: "contacts", client: client).contactDocuments()
+        }
+        let serverCards = documents.values.compactMap { $0["vcard"]?.stringValue }.sorted()
+        #expect(serverCards.count == documents.count)
+        #expect(try b.contents().values.sorted() == serverCards, "seed \(seed)")
+        #expect(try await liveHashes(b) == (try await liveHashes(a)), "seed \(seed)")
+        let again = try CLIRunner.run(["sync", b.path, "--remote", remoteURL])
+        #expect(again.status == 0 && again.standardOutput.contains("pulled: 0 added, 0 updated, 0 deleted")
+                && again.standardOutput.contains("pushed: 0 added, 0 updated, 0 deleted"), "\(again.standardOutput)")
+        print("kill -9 during pull (seed \(seed)): \(killed) of \(rounds) runs killed, \(killedWhilePulling) of them while pulling; "
+              + "converged with \(serverCards.count) contacts")
+        #expect(killedWhilePulling >= rounds / 2, "most runs must be cut short while pulling for the test to mean something (seed \(seed))")
+    }
+
     @Test func serverStoppedMidSyncThenRestartedConverges() async throws {
         let root = try TestPaths.makeTemporaryDirectory("stop-server")
         let data = root.appendingPathComponent("server")
@@ -66,14 +129,28 @@ import Glibc
         let a = root.appendingPathComponent("a")
         try AddressBook.create(at: a)
         try fill(a, count: 1500)
-        let sync = try Process.launch(CLIRunner.executable, ["sync", a.path, "--remote", remoteURL, "--batch-size", "10"])
-        usleep(400_000)
+        _ = try await liveHashes(a)  // the folder's contacts recorded, so the journal grows next when pushed ones are
+        let journal = a.appendingPathComponent(".cardsync/journal.jsonl")
+        let initial = try Data(contentsOf: journal).count
+        func recordsAPush() -> Bool {
+            guard let handle = try? FileHandle(forReadingFrom: journal) else { return false }
+            defer { try? handle.close() }
+            try? handle.seek(toOffset: UInt64(initial))
+            let added = (try? handle.readToEnd()) ?? Data()
+            return String(decoding: added, as: UTF8.self).contains("\"op\":\"sync\"")
+        }
+        let sync = try Process.launch(CLIRunner.executable, ["sync", a.path, "--remote", remoteURL, "--batch-size", "10", "--attempts", "2"])
+        // Stop the server as soon as the first pushed batch is recorded, well before the last.
+        while sync.isRunning && !recordsAPush() { usleep(1_000) }
         server.kill()
         sync.waitUntilExit()
-        // Interrupted (unavailable) or, if it was quick, finished: either way nothing is lost.
-        #expect([0, 69, 75].contains(sync.terminationStatus), "exit \(sync.terminationStatus)")
+        #expect(sync.terminationStatus == 69, "an interrupted sync says the remote is unavailable (exit \(sync.terminationStatus))")
         server = try ServeProcess(data: data, port: port)
         defer { server.stop() }
+        let arrived = try await withCouchClient(url: URL(string: server.url)!) { client in
+            try await client.database("contacts").info().documentCount
+        }
+        #expect((1..<1500).contains(arrived), "the server must stop mid-sync, not after it (\(arrived) arrived)")
         let again = try CLIRunner.run(["sync", a.path, "--remote", remoteURL])
         #expect(again.status == 0, "\(again.standardError)")
         let b = root.appendingPathComponent("b")
@@ -85,6 +162,22 @@ import Glibc
     }
 
     enum Outcome { case finished, killed }
+
+    /// Runs `cardsync` and kill -9s it `milliseconds` after `file` first grew (the sync recorded
+    /// something), unless it finished first; gives up waiting for growth after 60 s.
+    func runKilled(_ arguments: [String], afterGrowthOf file: URL, plusMilliseconds milliseconds: Int) throws -> Outcome {
+        func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0 }
+        let initial = size()
+        let process = try Process.launch(CLIRunner.executable, arguments)
+        let patience = Date().addingTimeInterval(60)
+        while process.isRunning && size() == initial && Date() < patience { usleep(1_000) }
+        let deadline = Date().addingTimeInterval(Double(milliseconds) / 1000)
+        while process.isRunning && Date() < deadline { usleep(1_000) }
+        guard process.isRunning else { return .finished }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return .killed
+    }
 
     /// Runs `cardsync` and kill -9s it after `milliseconds` unless it finished first.
     func runKilled(_ arguments: [String], afterMilliseconds milliseconds: Int) throws -> Outcome {

@@ -1,4 +1,5 @@
 import ContactStore
+import CouchClient
 import Foundation
 import Testing
 import TestSupport
@@ -111,6 +112,89 @@ import TestSupport
         #expect(third.status == 0, "\(third.standardError)")
         #expect(third.standardError.contains("the running cardsync serve"))
         #expect(third.standardOutput.contains("pushed: 1 added"))
+    }
+
+    @Test func aDeletedServerDatabaseIsRefusedAndTheCommandTheMessageNamesRefillsIt() async throws {
+        let root = try TestPaths.makeTemporaryDirectory("cli-refill")
+        let server = try ServeProcess(data: root.appendingPathComponent("server"))
+        defer { server.stop() }
+        let environment = ["CARDSYNC_PASSWORD": "kill-test"]
+        let a = root.appendingPathComponent("a")
+        #expect(try run(["init", a.path]).status == 0)
+        try fill(a, count: 6)
+        #expect(try run(["remote", a.path, "set", "http://admin@127.0.0.1:\(server.port)/people"]).status == 0)
+        let first = try run(["sync", a.path], environment)
+        #expect(first.status == 0, "\(first.standardError)")
+        let before = try a.contents()
+
+        try await withCouchClient(url: URL(string: server.url)!) { client in try await client.database("people").delete() }
+        let refused = try run(["sync", a.path], environment)
+        #expect(refused.status == 65, "\(refused.standardError)")
+        #expect(try a.contents() == before)
+        // The message names the command that puts the contacts back; run it as written.
+        let message = refused.standardError
+        let command = try #require(message.range(of: "`cardsync sync ").map { start in
+            message[start.upperBound...].prefix { $0 != "`" }
+        }, "\(message)")
+        let refill = try run(["sync"] + command.split(separator: " ").map(String.init), environment)
+        #expect(refill.status == 0, "\(refill.standardError)")
+        #expect(refill.standardOutput.contains("pushed: 6 added, 0 updated, 0 deleted"), "\(refill.standardOutput)")
+        #expect(try a.contents() == before)
+
+        // Nothing lost: a fresh book gets every contact from the server, and the next sync has nothing to do.
+        let b = root.appendingPathComponent("b")
+        #expect(try run(["init", b.path]).status == 0)
+        let pulled = try run(["sync", b.path, "--remote", "http://admin@127.0.0.1:\(server.port)/people"], environment)
+        #expect(pulled.status == 0, "\(pulled.standardError)")
+        #expect(try b.contents().values.sorted() == before.values.sorted())
+        let again = try run(["sync", a.path], environment)
+        #expect(again.standardOutput.contains("pulled: 0 added, 0 updated, 0 deleted")
+                && again.standardOutput.contains("pushed: 0 added, 0 updated, 0 deleted"), "\(again.standardOutput)")
+    }
+
+    @Test func aBrokenCardIsASyncErrorWithItsFileAndLineAndTheExitStatusSaysSo() throws {
+        let root = try TestPaths.makeTemporaryDirectory("cli-broken")
+        let environment = ["CARDSYNC_SERVER_DATA": root.appendingPathComponent("embedded").path]
+        let a = root.appendingPathComponent("a")
+        #expect(try run(["init", a.path]).status == 0)
+        try fill(a, count: 3)
+        try a.write("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Broken\r\nthis is not a property\r\n", to: "broken.vcf")
+
+        let json = try run(["sync", a.path, "--format", "json"], environment)
+        #expect(json.status == 75, "\(json.standardError)")
+        try expectSchemaValid(json, "sync")
+        let output = try #require(try JSONSerialization.jsonObject(with: json.outputBytes) as? [String: Any])
+        let errors = try #require(output["errors"] as? [[String: Any]])
+        #expect(errors.count == 1)
+        #expect(errors.first?["file"] as? String == "broken.vcf" && errors.first?["line"] as? Int == 1, "\(errors)")
+        #expect(errors.first?["code"] as? String == "invalid-file")
+        #expect(((output["summary"] as? [String: Any])?["errors"] as? Int) == 1)
+        // The rest synced.
+        #expect((output["pushed"] as? [Any])?.count == 3)
+
+        let text = try run(["sync", a.path], environment)
+        #expect(text.status == 75, "\(text.standardError)")
+        #expect(text.standardOutput.contains("errors: 1"))
+        #expect(text.standardOutput.contains("\(a.path)/broken.vcf:1: card has no END:VCARD"), "\(text.standardOutput)")
+    }
+
+    @Test func duplicatesInTheSummaryAreNamedNotListedAsUIDs() throws {
+        let root = try TestPaths.makeTemporaryDirectory("cli-duplicates")
+        let environment = ["CARDSYNC_SERVER_DATA": root.appendingPathComponent("embedded").path]
+        let a = root.appendingPathComponent("a")
+        let b = root.appendingPathComponent("b")
+        #expect(try run(["init", a.path]).status == 0)
+        #expect(try run(["init", b.path]).status == 0)
+        try a.write(card("same-in-a", "Same Person", email: "same@example.com"), to: "one.vcf")
+        #expect(try run(["sync", a.path], environment).status == 0)
+        try b.write(card("same-in-b", "Same Person", email: "same@example.com"), to: "two.vcf")
+        let synced = try run(["sync", b.path], environment)
+        #expect(synced.status == 0, "\(synced.standardError)")
+        let lines = synced.standardOutput.split(separator: "\n")
+        let index = try #require(lines.firstIndex { $0.contains("duplicates: 1 group(s)") }, "\(synced.standardOutput)")
+        // Identical content means one name: the UIDs only tell the two apart.
+        #expect(lines[index + 1] == "    Same Person (UID same-in-b = UID same-in-a)" || lines[index + 1] == "    Same Person (UID same-in-a = UID same-in-b)",
+                "\(synced.standardOutput)")
     }
 
     @Test func exitStatusesSayWhatWentWrong() throws {

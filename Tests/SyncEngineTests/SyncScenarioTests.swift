@@ -111,6 +111,16 @@ import TestSupport
             try await sync(a, remote)
             let tombstone = try await remote.db.allDocuments(keys: ["contact:c0"])
             #expect(tombstone.first?.isDeleted == true)
+            // The tombstone the sync wrote, and a live document beside it, follow the document schema.
+            let deleted = try await remote.db.document(id: "contact:c0", revision: try #require(tombstone.first?.revision))
+            #expect(deleted["_deleted"] == true)
+            if SchemaValidator.isAvailable {
+                for document in [deleted, try await remote.db.document(id: "contact:c1")] {
+                    let problems = try SchemaValidator.problems(validating: try CouchJSON.object(document).serialized(),
+                                                                against: "couch-contact.schema.json")
+                    #expect(problems.isEmpty, "\(document["_id"]!): \(problems)")
+                }
+            }
             let pulled = try await sync(b, remote)
             #expect(pulled.pulled.map(\.kind) == [.delete] && !b.contactFiles.contains("c0.vcf"))
             try b.remove("c1.vcf")
@@ -143,13 +153,59 @@ import TestSupport
             #expect(plan.isDryRun)
             #expect(plan.conflicts.map(\.name) == ["Person C0"])
             #expect(plan.pulled.map(\.name) == ["Person C0"])
-            #expect(Set(plan.pushed.map(\.name)) == ["Brand New", "Person C2", "Person C0"])
+            // The server's version of C0 wins: it is pulled, not pushed.
+            #expect(Set(plan.pushed.map(\.name)) == ["Brand New", "Person C2"])
             #expect(try b.contents() == before)
             #expect(try await remoteHashes(remote) == remoteBefore)
             // The dry run's only journal lines are the scan of the folder's own edits.
             let journalAfter = try String(decoding: Data(contentsOf: b.appendingPathComponent(".cardsync/journal.jsonl")), as: UTF8.self)
             let added = journalAfter.dropFirst(journalBefore.count).split(separator: "\n")
             #expect(added.allSatisfy { $0.contains("\"source\":\"folder\"") })
+        }
+    }
+
+    @Test(arguments: Endpoint.all, ConflictPolicy.allCases)
+    func dryRunPlanIsExactlyWhatTheSyncThenDoes(endpoint: Endpoint, policy: ConflictPolicy) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            let b = try makeBook("b")
+            try fill(a, count: 8)
+            try await sync(a, remote)
+            try await sync(b, remote)
+            // A: edits (C0 with the newer REV), a deletion, an addition.
+            try a.write(card("c0", "Person C0", note: "edited in A", rev: "20300101T000000Z"), to: "c0.vcf")
+            try a.remove("c1.vcf")
+            try a.write(card("c2", "Person C2", note: "edited in A"), to: "c2.vcf")
+            try a.write(card("c5", "Person C5", note: "edited in A"), to: "c5.vcf")
+            try a.write(card("a-new", "From A"), to: "a-new.vcf")
+            try await sync(a, remote)
+            // B: both sides edited C0, C1 edited here but deleted there, C5 deleted here but
+            // edited there; plain edits, deletions and additions besides.
+            try b.write(card("c0", "Person C0", note: "edited in B", rev: "20200101T000000Z"), to: "c0.vcf")
+            try b.write(card("c1", "Person C1", note: "edited in B"), to: "c1.vcf")
+            try b.remove("c5.vcf")
+            try b.write(card("c3", "Person C3", note: "edited in B"), to: "c3.vcf")
+            try b.remove("c4.vcf")
+            try b.write(card("b-new", "From B"), to: "b-new.vcf")
+
+            let plan = try await sync(b, remote, policy: policy, dryRun: true)
+            let done = try await sync(b, remote, policy: policy)
+            #expect(plan.isDryRun && !done.isDryRun)
+            #expect(Set(plan.pulled) == Set(done.pulled), "pulled")
+            #expect(Set(plan.pushed) == Set(done.pushed), "pushed")
+            #expect(Set(plan.conflicts.map { [$0.name, $0.winner.rawValue, $0.keptAs ?? ""] })
+                    == Set(done.conflicts.map { [$0.name, $0.winner.rawValue, $0.keptAs ?? ""] }), "conflicts")
+            #expect(plan.conflicts.count == 3 && done.problems.isEmpty)
+            // A contact whose server version wins is pulled, never also pushed.
+            let pushedUIDs = Set(done.pushed.map(\.uid))
+            for conflict in done.conflicts where conflict.winner == .remote {
+                #expect(!pushedUIDs.contains(conflict.uid), "\(conflict.name) was pushed although the server's version won")
+            }
+            // Keep-both copies become new contacts on the server too.
+            for kept in done.conflicts.compactMap(\.keptAs) {
+                #expect(plan.pushed.contains { $0.uid == kept && $0.kind == .add })
+            }
+            #expect(try await liveHashes(b) == (try await remoteHashes(remote)))
         }
     }
 
@@ -161,6 +217,10 @@ import TestSupport
             try a.write("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Broken\r\nthis is not a property\r\n", to: "broken.vcf")
             let first = try await sync(a, remote)
             #expect(first.pushed.count == 5)
+            // The broken file is an error of the sync, with where and what, not only a warning.
+            #expect(first.problems.map(\.subject) == ["broken.vcf"])
+            #expect(first.problems.first?.file == "broken.vcf" && first.problems.first?.line == 1, "\(first.problems)")
+            #expect(first.problems.first?.code == "invalid-file" && first.problems.first?.message.contains("END:VCARD") == true)
             // A document another client broke: its text is not a vCard.
             let broken = try await remote.db.document(id: "contact:c1")
             var edited = broken
@@ -173,9 +233,30 @@ import TestSupport
             #expect(Set(report.pulled.map(\.uid)) == ["c0", "c2", "c3", "c4", "other"])
             // A keeps its good version of c1 and is not overwritten by the broken one.
             let back = try await sync(a, remote)
-            #expect(back.problems.map(\.subject) == ["contact:c1"])
+            #expect(back.problems.map(\.subject) == ["broken.vcf", "contact:c1"])
             #expect(try a.read("c1.vcf").contains("FN:Person C1"))
             #expect(try a.read("broken.vcf").contains("this is not a property"))
+        }
+    }
+}
+
+extension SyncScenarioTests {
+    @Test func aDocumentTheServerRefusesIsAnErrorAndTheOthersLand() async throws {
+        try await withRemote(.serve, maximumDocumentSize: 4000) { remote in
+            let a = try makeBook("a")
+            let uids = try fill(a, count: 6)
+            try a.write(card("big", "Big Note", note: String(repeating: "long text ", count: 800)), to: "big.vcf")
+            let report = try await sync(a, remote, batchSize: 4)
+            #expect(report.problems.map(\.subject) == ["big"])
+            #expect(report.problems.first?.name == "Big Note")
+            #expect(report.problems.first?.message.contains("the server refused the document (document_too_large") == true,
+                    "\(report.problems)")
+            #expect(Set(report.pushed.map(\.uid)) == Set(uids))
+            #expect(Set(try await remoteHashes(remote).keys) == Set(uids))
+            // Not forgotten: the next sync tries it again and still reports it; nothing else moves.
+            let again = try await sync(a, remote)
+            #expect(again.problems.map(\.subject) == ["big"] && again.pushed.isEmpty && again.pulled.isEmpty)
+            #expect(a.contactFiles.contains("big.vcf"))
         }
     }
 }

@@ -69,7 +69,9 @@ struct TestRemote: Sendable {
 }
 
 /// Runs `body` with a fresh database on `endpoint` (deleted afterwards on an external server).
-func withRemote<Value: Sendable>(_ endpoint: Endpoint, _ body: @Sendable (TestRemote) async throws -> Value) async throws -> Value {
+/// `maximumDocumentSize` applies to `cardsync serve` only.
+func withRemote<Value: Sendable>(_ endpoint: Endpoint, maximumDocumentSize: Int = 8_000_000,
+                                 _ body: @Sendable (TestRemote) async throws -> Value) async throws -> Value {
     switch endpoint {
     case .serve:
         let folder = try TestPaths.makeTemporaryDirectory("sync-serve")
@@ -77,7 +79,8 @@ func withRemote<Value: Sendable>(_ endpoint: Endpoint, _ body: @Sendable (TestRe
         var logger = Logger(label: "sync.test.server")
         logger.logLevel = .critical
         let server = try CouchServer(configuration: CouchServerConfiguration(
-            dataDirectory: folder, port: 0, admin: .init(name: adminName, password: adminPassword), passwordIterations: 1000),
+            dataDirectory: folder, port: 0, admin: .init(name: adminName, password: adminPassword),
+            maximumDocumentSize: maximumDocumentSize, passwordIterations: 1000),
             logger: logger)
         let ports = PortBox()
         return try await withThrowingTaskGroup(of: Void.self) { group in
@@ -122,9 +125,10 @@ private func withAdminClient<Value: Sendable>(_ url: URL, _ body: (CouchClient) 
 /// Syncs `book` with `remote` through the engine, over `transport` when given.
 @discardableResult
 func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false,
-          dedupe: Bool = false, batchSize: Int = 500, wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
+          dedupe: Bool = false, reset: Bool = false, batchSize: Int = 500, changesPageSize: Int = 5000, wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
           retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10))) async throws -> SyncReport {
-    let options = SyncOptions(policy: policy, dryRun: dryRun, force: force, dedupe: dedupe, batchSize: batchSize)
+    let options = SyncOptions(policy: policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
+                              changesPageSize: changesPageSize)
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
     do {
         let base = HTTPClientTransport(client: httpClient)
