@@ -1,5 +1,16 @@
 import CLibXML2
 public import VCardKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
 
 /// Reads xCard (RFC 6351) documents through libxml2's streaming `xmlTextReader`: memory is
 /// bounded by one `<vcard>` element, not by the document.
@@ -21,18 +32,9 @@ public enum XCardReader {
     public static func read(_ bytes: [UInt8], sourceName: String = "<input>",
                             options: VCardReadOptions = .lenient) throws(VCardError) -> VCardReadResult {
         var cards: [VCard] = []
-        let diagnostics = bytes.withUnsafeBufferPointer { buffer -> [Diagnostic] in
-            let reader = buffer.baseAddress.map { base in
-                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    xmlReaderForMemory($0, Int32(buffer.count), nil, nil, parserOptions)
-                }
-            } ?? nil
-            guard let reader else {
-                return [Diagnostic(severity: .error, code: .init(rawValue: "invalid-xml"), message: "the input is empty or not XML",
-                                   location: SourceLocation(source: sourceName, line: 1, column: 1))]
-            }
-            defer { xmlFreeTextReader(reader) }
-            return readCards(reader, sourceName: sourceName) { cards.append($0) }
+        var remaining: [UInt8]? = bytes
+        let diagnostics = read(chunks: { defer { remaining = nil }; return remaining }, sourceName: sourceName, options: options) {
+            cards.append($0)
         }
         if options.isStrict, let first = diagnostics.first {
             throw VCardError(code: .strictViolation, message: first.message, diagnostic: first)
@@ -42,15 +44,51 @@ public enum XCardReader {
 
     /// Reads an xCard file from disk card by card, handing each card to `body` as soon as its
     /// `</vcard>` is read. Returns the diagnostics.
-    public static func readFile(atPath path: String, sourceName: String? = nil,
+    public static func readFile(atPath path: String, sourceName: String? = nil, options: VCardReadOptions = .lenient,
                                 body: (VCard) -> Void) -> [Diagnostic] {
         let name = sourceName ?? path
-        guard let reader = xmlReaderForFile(path, nil, parserOptions) else {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             return [Diagnostic(severity: .error, code: .init(rawValue: "unreadable-file"), message: "cannot open the file",
                                location: SourceLocation(source: name, line: 1, column: 1))]
         }
-        defer { xmlFreeTextReader(reader) }
-        return readCards(reader, sourceName: name, body: body)
+        defer { close(descriptor) }
+        var failed = false
+        var diagnostics = read(chunks: {
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count < 0 { failed = true }
+                guard count > 0 else { return nil }
+                chunk.removeSubrange(count...)
+                return chunk
+            }
+        }, sourceName: name, options: options, body: body)
+        if failed {
+            diagnostics.append(Diagnostic(severity: .error, code: .init(rawValue: "unreadable-file"), message: "cannot read the file",
+                                          location: SourceLocation(source: name, line: 1, column: 1)))
+        }
+        return diagnostics
+    }
+
+    /// Reads an xCard document that arrives in chunks (standard input, a pipe, an import source),
+    /// card by card: `next` returns the next chunk, or `nil` at the end; `body` receives each
+    /// card as soon as its `</vcard>` is read. Returns the diagnostics.
+    ///
+    /// ```swift
+    /// let diagnostics = XCardReader.read(chunks: { input.nextChunk() }, sourceName: "-") { card in handle(card) }
+    /// ```
+    ///
+    /// The limits of ``XCardParser`` apply.
+    public static func read(chunks next: () -> [UInt8]?, sourceName: String = "<input>",
+                            options: VCardReadOptions = .lenient, body: (VCard) -> Void) -> [Diagnostic] {
+        withoutActuallyEscaping(next) { next in
+            // The parser, and the closure with it, ends here.
+            let parser = XCardParser(sourceName: sourceName, options: options, chunks: next)
+            while let card = parser.nextCard() { body(card) }
+            return parser.takeDiagnostics()
+        }
     }
 
     /// No network, no entity substitution, no DTD loading; CDATA read as text; errors collected
@@ -58,82 +96,8 @@ public enum XCardReader {
     static let parserOptions = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue
                                      | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
 
-    private static func readCards(_ reader: xmlTextReaderPtr, sourceName: String, body: (VCard) -> Void) -> [Diagnostic] {
-        var diagnostics: [Diagnostic] = []
-        var cardCount = 0
-        var sawRoot = false
-        func location() -> SourceLocation {
-            SourceLocation(source: sourceName, line: Int(max(1, xmlTextReaderGetParserLineNumber(reader))),
-                           column: Int(max(1, xmlTextReaderGetParserColumnNumber(reader))))
-        }
-        func fail(_ code: String, _ message: String) {
-            diagnostics.append(Diagnostic(severity: .error, code: .init(rawValue: code), message: message, location: location()))
-        }
-        var status = xmlTextReaderRead(reader)
-        while status == 1 {
-            let type = xmlTextReaderNodeType(reader)
-            if type == Int32(XML_READER_TYPE_DOCUMENT_TYPE.rawValue) {
-                fail("doctype-rejected", "the document declares a DOCTYPE, which xCard never needs; it was rejected so that no entity can be expanded or fetched")
-                return diagnostics
-            }
-            if type == Int32(XML_READER_TYPE_ENTITY_REFERENCE.rawValue) {
-                fail("entity-rejected", "the document uses an entity reference, which xCard never needs; it was rejected")
-                return diagnostics
-            }
-            if xmlTextReaderDepth(reader) > maximumDepth {
-                fail("limit-exceeded", "elements nest deeper than \(maximumDepth) levels; reading stopped")
-                return diagnostics
-            }
-            if type == Int32(XML_READER_TYPE_ELEMENT.rawValue) {
-                let localName = string(xmlTextReaderConstLocalName(reader))
-                let namespace = string(xmlTextReaderConstNamespaceUri(reader))
-                if !sawRoot {
-                    sawRoot = true
-                    if namespace != XCardVocabulary.namespace {
-                        fail("not-xcard", "the root element <\(localName)> is not in the xCard namespace \(XCardVocabulary.namespace)")
-                        return diagnostics
-                    }
-                }
-                if localName == "vcard" && namespace == XCardVocabulary.namespace {
-                    let cardLocation = location()
-                    guard let node = xmlTextReaderExpand(reader) else {
-                        status = -1
-                        break
-                    }
-                    if let problem = hostileContent(in: node) {
-                        fail(problem.0, problem.1)
-                        return diagnostics
-                    }
-                    var converter = CardConverter(sourceName: sourceName, location: cardLocation)
-                    let card = converter.card(from: node)
-                    diagnostics.append(contentsOf: converter.diagnostics)
-                    cardCount += 1
-                    body(card)
-                    // Skip the card's subtree; the memory it used is released as the reader moves on.
-                    status = xmlTextReaderNext(reader)
-                    continue
-                }
-            }
-            status = xmlTextReaderRead(reader)
-        }
-        if status < 0 {
-            let error = xmlGetLastError()
-            let message = error.flatMap { $0.pointee.message }.map { String(cString: $0).trimmingWhitespace } ?? "malformed XML"
-            let line = error.map { Int($0.pointee.line) } ?? 0
-            diagnostics.append(Diagnostic(severity: .error, code: .init(rawValue: "invalid-xml"),
-                                          message: "not well-formed XML: \(message); reading stopped here",
-                                          location: line > 0 ? SourceLocation(source: sourceName, line: line, column: 1) : location()))
-        }
-        if cardCount == 0 && !diagnostics.contains(where: { $0.severity == .error }) {
-            diagnostics.append(Diagnostic(severity: .warning, code: .init(rawValue: "empty-input"),
-                                          message: "the xCard document holds no <vcard>",
-                                          location: SourceLocation(source: sourceName, line: 1, column: 1)))
-        }
-        return diagnostics
-    }
-
     /// Entity references inside an expanded card (the reader reports them only at the top level).
-    private static func hostileContent(in node: xmlNodePtr) -> (String, String)? {
+    static func hostileContent(in node: xmlNodePtr) -> (String, String)? {
         var stack: [xmlNodePtr] = [node]
         while let current = stack.popLast() {
             if current.pointee.type == XML_ENTITY_REF_NODE || current.pointee.type == XML_ENTITY_NODE {

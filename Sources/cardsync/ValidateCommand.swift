@@ -56,6 +56,9 @@ struct ValidateCommand: AsyncParsableCommand {
         }
     }
 
+    /// The largest jCard or xCard file checked against its schema.
+    static let maximumSchemaCheckBytes = 64 << 20
+
     /// jCard and xCard inputs are also checked against `Schemas/jcard.schema.json` and
     /// `Schemas/xcard.rng`; what they find are warnings (errors under `--strict`).
     private func schemaProblems(_ path: String, format: ContactFormat) -> [Diagnostic] {
@@ -66,7 +69,14 @@ struct ValidateCommand: AsyncParsableCommand {
                                message: "Schemas/\(schemaName) was not found, so the schema check was skipped (set CARDSYNC_SCHEMAS to the Schemas folder)",
                                location: SourceLocation(source: path, line: 1, column: 1))]
         }
-        guard path != "-", let bytes = FileManager.default.contents(atPath: path).map(Array.init) else { return [] }
+        guard path != "-" else { return [] }
+        // The schema checks hold the whole document in memory; past a size they are left out.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > Self.maximumSchemaCheckBytes {
+            return [Diagnostic(severity: .warning, code: "schema-check-skipped",
+                               message: "the file is larger than \(Self.maximumSchemaCheckBytes >> 20) MiB, so the schema check (which reads it whole) was skipped; its cards were read and checked",
+                               location: SourceLocation(source: path, line: 1, column: 1))]
+        }
+        guard let bytes = FileManager.default.contents(atPath: path).map(Array.init) else { return [] }
         var problems: [Diagnostic]
         do {
             if format == .jcard {

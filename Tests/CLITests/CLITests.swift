@@ -164,6 +164,32 @@ import VCardKit
         #expect(strict.status == 65)
     }
 
+    /// A card over the 8 MiB default limit on standard input: reported at its line, skipped, and
+    /// the card after it still read (validate) and imported (import); xCard from standard input
+    /// is read card by card too.
+    @Test func jCardAndXCardFromStandardInputAreReadWithTheCardLimit() throws {
+        let directory = try TestPaths.makeTemporaryDirectory("stdin-limits")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var json = Data("[\n [\"vcard\",[[\"version\",{},\"text\",\"4.0\"],[\"fn\",{},\"text\",\"A\"]]],\n [\"vcard\",[[\"fn\",{},\"text\",\"".utf8)
+        json.append(Data(repeating: UInt8(ascii: "a"), count: 9 << 20))
+        json.append(Data("\"]]],\n [\"vcard\",[[\"version\",{},\"text\",\"4.0\"],[\"uid\",{},\"text\",\"after-the-big-card\"],[\"fn\",{},\"text\",\"C\"]]]\n]\n".utf8))
+        let validation = try CLIRunner.run(["validate", "-"], input: json)
+        #expect(validation.status == 65)
+        #expect(validation.standardOutput.contains(":3:1: error: card 2 is larger than 8388608 bytes; it was skipped [limit-exceeded]"), "\(validation.standardOutput)")
+        #expect(validation.standardOutput.contains("2 cards"), "\(validation.standardOutput)")
+        let book = directory.appendingPathComponent("book").path
+        #expect(try CLIRunner.run(["init", book]).status == 0)
+        let imported = try CLIRunner.run(["import", "-", "--into", book], input: json)
+        #expect(imported.status == 65)
+        #expect((imported.standardOutput + imported.standardError).contains("limit-exceeded"))
+        let kept = try String(contentsOfFile: book + "/after-the-big-card.vcf", encoding: .utf8)
+        #expect(kept.contains("FN:C"))
+        let xml = Data("<?xml version=\"1.0\"?>\n<vcards xmlns=\"urn:ietf:params:xml:ns:vcard-4.0\">\n<vcard><fn><text>X</text></fn></vcard>\n<vcard><fn><text>Y</text></fn></vcard>\n</vcards>\n".utf8)
+        let converted = try CLIRunner.run(["convert", "-", "--to", "vcard4"], input: xml)
+        #expect(converted.status == 0, "\(converted.standardError)")
+        #expect(try VCardReader.read(Array(converted.outputBytes)).cards.map(\.formattedName) == ["X", "Y"])
+    }
+
     @Test func validateRejectsAnXCardWithAnExternalEntity() throws {
         let result = try CLIRunner.run(["validate", TestPaths.fixtures("VCardXMLTests").appendingPathComponent("xxe-file.xml").path])
         #expect(result.status == 65)

@@ -163,6 +163,15 @@ import Testing
         #expect(error.location == SourceLocation(source: "test.vcf", line: 5, column: 1))
     }
 
+    @Test func readsNoMoreThanTheMaximumNumberOfCards() throws {
+        let text = (1...5).map { "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:N\($0)\r\nEND:VCARD\r\n" }.joined()
+        let result = try VCardReader.read(text, sourceName: "test.vcf", options: VCardReadOptions(maximumCards: 3))
+        #expect(result.cards.map(\.formattedName) == ["N1", "N2", "N3"])
+        let errors = result.diagnostics.filter { $0.severity == .error }
+        #expect(errors.map(\.code.rawValue) == ["limit-exceeded"])
+        #expect(errors.first?.location == SourceLocation(source: "test.vcf", line: 13, column: 1))
+    }
+
     @Test func reportsInputWithoutCards() throws {
         #expect(try read("hello\r\n").diagnostics.contains { $0.code.rawValue == "missing-begin" && $0.severity == .error })
         #expect(try read("").diagnostics.contains { $0.code.rawValue == "empty-input" && $0.severity == .error })

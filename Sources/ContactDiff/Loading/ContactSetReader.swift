@@ -58,21 +58,68 @@ public enum ContactSetReader {
             while let frame = parser.nextFrame() { items.append(.frame(frame)) }
             return ContactSet(name: name, items: items, diagnostics: parser.takeDiagnostics())
         case .jcard, .xcard:
-            let format = ContactFormat.detect(bytes.prefix(256))
-            do {
-                let result = format == .jcard ? try JCardReader.read(bytes, sourceName: name) : try XCardReader.read(bytes, sourceName: name)
-                let items = result.cards.map { card in ContactSet.Item.card(card, origin: "\(name):\(card.location?.line ?? 1)") }
-                return ContactSet(name: name, items: items, diagnostics: result.diagnostics)
-            } catch {
-                return ContactSet(name: name, items: [], diagnostics: [error.diagnostic ?? Diagnostic(
-                    severity: .error, code: .init(rawValue: "invalid-input"), message: error.message,
-                    location: SourceLocation(source: name, line: 1, column: 1))])
+            var remaining: ArraySlice<UInt8> = bytes[...]
+            return readDocument(format: ContactFormat.detect(bytes.prefix(256)), name: name) {
+                // In chunks of 1 MiB, as a file is read.
+                guard !remaining.isEmpty else { return nil }
+                defer { remaining = remaining.dropFirst(1 << 20) }
+                return Array(remaining.prefix(1 << 20))
             }
         }
     }
 
+    /// A jCard or xCard document read card by card from `next`'s chunks (`nil` at the end), so
+    /// that the card and card-count limits apply and no more than a card and a chunk of the
+    /// input are held besides the cards.
+    static func readDocument(format: ContactFormat, name: String, chunks next: @escaping () -> [UInt8]?) -> ContactSet {
+        var items: [ContactSet.Item] = []
+        var diagnostics: [Diagnostic] = []
+        func take(_ card: VCard) { items.append(.card(card, origin: "\(name):\(card.location?.line ?? 1)")) }
+        if format == .xcard {
+            diagnostics = XCardReader.read(chunks: next, sourceName: name, body: take)
+        } else {
+            var parser = JCardParser(sourceName: name)
+            while let chunk = next() {
+                parser.feed(chunk)
+                while let card = parser.nextCard() { take(card) }
+            }
+            parser.finish()
+            while let card = parser.nextCard() { take(card) }
+            diagnostics = parser.takeDiagnostics()
+        }
+        return ContactSet(name: name, items: items, diagnostics: diagnostics)
+    }
+
     private static func readFile(_ path: String, reportedAs name: String) throws(ContactDiffError) -> ContactSet {
-        return read(bytes: try readBytes(path), name: name)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ContactDiffError(code: errno == ENOENT ? .missingInput : .io, message: "cannot open: \(String(cString: strerror(errno)))", path: path)
+        }
+        defer { close(descriptor) }
+        var head = [UInt8](repeating: 0, count: 256)
+        let count = head.withUnsafeMutableBufferPointer { systemRead(descriptor, $0.baseAddress!, $0.count) }
+        head.removeSubrange(max(count, 0)...)
+        let format = ContactFormat.detect(head[...])
+        guard format != .vcard, count > 0 else { return read(bytes: try readBytes(path), name: name) }
+        // jCard and xCard files are streamed card by card.
+        var pending: [UInt8]? = head
+        var failure: Int32 = 0
+        let set = readDocument(format: format, name: name) {
+            if let first = pending { pending = nil; return first }
+            var chunk = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let read = chunk.withUnsafeMutableBufferPointer { systemRead(descriptor, $0.baseAddress!, $0.count) }
+                if read < 0 && errno == EINTR { continue }
+                if read < 0 { failure = errno }
+                guard read > 0 else { return nil }
+                chunk.removeSubrange(read...)
+                return chunk
+            }
+        }
+        if failure != 0 {
+            throw ContactDiffError(code: .io, message: "cannot read: \(String(cString: strerror(failure)))", path: path)
+        }
+        return set
     }
 
     /// The whole file, read straight into an array (no intermediate `Data`).

@@ -74,34 +74,60 @@ extension AddressBook {
                 try await importBatch(Self.prepare(frames, into: &report), source: source.name, onDuplicate: onDuplicate,
                                       importedUIDs: &importedUIDs, report: &report)
                 progressed()
-            case .jcard, .xcard:
-                var bytes = Array(first)
-                while let more = try reader.next() { bytes.append(contentsOf: more) }
-                let result: VCardReadResult
-                do {
-                    if ContactFormat.detect(first.prefix(256)) == .jcard {
-                        result = try JCardReader.read(bytes, sourceName: source.name)
-                    } else {
-                        result = try XCardReader.read(bytes, sourceName: source.name)
+            case .jcard:
+                var parser = JCardParser(sourceName: source.name)
+                var cards: [VCard] = []
+                var chunk: ArraySlice<UInt8>? = first
+                while let bytes = chunk {
+                    parser.feed(bytes)
+                    while let card = parser.nextCard() { cards.append(card) }
+                    report.diagnostics.append(contentsOf: parser.takeDiagnostics())
+                    if cards.count >= Self.importBatchSize {
+                        try await importCards(cards, source: source.name, onDuplicate: onDuplicate, importedUIDs: &importedUIDs, report: &report)
+                        cards.removeAll(keepingCapacity: true)
+                        progressed()
                     }
-                } catch {
-                    report.diagnostics.append(error.diagnostic ?? Diagnostic(severity: .error, code: "invalid-input", message: error.message,
-                                                                             location: SourceLocation(source: source.name, line: 1, column: 1)))
-                    continue
+                    chunk = try reader.next()
                 }
-                report.diagnostics.append(contentsOf: result.diagnostics)
-                var start = 0
-                while start < result.cards.count {
-                    let end = min(start + Self.importBatchSize, result.cards.count)
-                    let prepared = Self.keepingReadable(Parallel.map(Array(result.cards[start..<end])) { Self.prepare($0) },
-                                                        source: source.name, into: &report)
-                    try await importBatch(prepared, source: source.name, onDuplicate: onDuplicate, importedUIDs: &importedUIDs, report: &report)
-                    start = end
-                    progressed()
+                parser.finish()
+                while let card = parser.nextCard() { cards.append(card) }
+                report.diagnostics.append(contentsOf: parser.takeDiagnostics())
+                try await importCards(cards, source: source.name, onDuplicate: onDuplicate, importedUIDs: &importedUIDs, report: &report)
+                progressed()
+            case .xcard:
+                var head: ArraySlice<UInt8>? = first
+                var readFailure: ContactStoreError?
+                let parser = XCardParser(sourceName: source.name, chunks: {
+                    if let bytes = head { head = nil; return Array(bytes) }
+                    guard readFailure == nil else { return nil }
+                    do throws(ContactStoreError) { return try reader.next().map(Array.init) } catch { readFailure = error; return nil }
+                })
+                var cards: [VCard] = []
+                while true {
+                    let card = parser.nextCard()
+                    if let card { cards.append(card) }
+                    if cards.count >= Self.importBatchSize || (card == nil && !cards.isEmpty) {
+                        report.diagnostics.append(contentsOf: parser.takeDiagnostics())
+                        try await importCards(cards, source: source.name, onDuplicate: onDuplicate, importedUIDs: &importedUIDs, report: &report)
+                        cards.removeAll(keepingCapacity: true)
+                        progressed()
+                    }
+                    if card == nil { break }
                 }
+                report.diagnostics.append(contentsOf: parser.takeDiagnostics())
+                if let readFailure { throw readFailure }
             }
         }
         return report
+    }
+
+    /// Hashes a batch of jCard or xCard cards on every core, keeps those whose text reads back,
+    /// and imports them.
+    private func importCards(_ cards: [VCard], source: String, onDuplicate: DuplicatePolicy,
+                             importedUIDs: inout Set<String>, report: inout ImportReport) async throws(ContactStoreError) {
+        guard !cards.isEmpty else { return }
+        let prepared = Self.keepingReadable(Parallel.map(cards) { Self.prepare($0) }, source: source, into: &report)
+        try await importBatch(prepared, source: source, onDuplicate: onDuplicate, importedUIDs: &importedUIDs, report: &report)
     }
 
     /// Parses and hashes frames on every core.

@@ -10,73 +10,54 @@
 /// `19850412`), and a type other than the property's default becomes a `VALUE` parameter.
 /// Problems are reported with the JSON line and column, like the text reader's.
 public enum JCardReader {
-    /// Reads every card of a jCard document.
+    /// Reads every card of a jCard document held in memory, through ``JCardParser``.
     /// - Throws: ``VCardError`` with code `strictViolation` in strict mode, at the first problem.
     public static func read(_ bytes: [UInt8], sourceName: String = "<input>",
                             options: VCardReadOptions = .lenient) throws(VCardError) -> VCardReadResult {
-        var diagnostics: [Diagnostic] = []
-        func report(_ severity: Diagnostic.Severity, _ code: Diagnostic.Code, _ message: String, line: Int = 1, column: Int = 1) {
-            diagnostics.append(Diagnostic(severity: options.isStrict ? .error : severity, code: code, message: message,
-                                          location: SourceLocation(source: sourceName, line: line, column: column)))
-        }
-        var parser = JSONParser(bytes)
-        let document: JSONValue
-        do {
-            document = try parser.parseDocument()
-        } catch {
-            report(.error, .invalidJSON, "not valid JSON: \(error.message)", line: error.line, column: error.column)
-            return try finish([], diagnostics, options)
-        }
-        var cardValues: [JSONValue] = []
-        switch document {
-        case .array(let items) where items.first == .string("vcard"):
-            cardValues = [document]
-        case .array(let items):
-            cardValues = items
-        default:
-            report(.error, .notJCard, "a jCard document is [\"vcard\", [...]] or an array of them")
-        }
+        var parser = JCardParser(sourceName: sourceName, options: options)
+        parser.feed(bytes)
+        parser.finish()
         var cards: [VCard] = []
-        for (index, value) in cardValues.enumerated() {
-            guard case .array(let parts) = value, parts.count >= 2, parts[0] == .string("vcard"),
-                  case .array(let properties) = parts[1] else {
-                report(.error, .notJCard, "card \(index + 1) is not [\"vcard\", [properties]]; it was skipped")
-                continue
-            }
-            if parts.count > 2 {
-                let empty = parts.dropFirst(2).allSatisfy { $0 == .array([]) }
-                report(empty ? .warning : .error, .notJCard,
-                       "card \(index + 1) has \(parts.count - 2) element(s) after its properties (a jCal-style component list); \(empty ? "it was empty and ignored" : "they were ignored")")
-            }
-            var card = VCard(version: nil)
-            for (propertyIndex, entry) in properties.enumerated() {
-                switch property(from: entry) {
-                case .success(let property): card.append(property)
-                case .failure(let message):
-                    report(.warning, .invalidValue, "card \(index + 1), property \(propertyIndex + 1): \(message); it was skipped")
-                }
-            }
-            card.sourceVersion = card.version ?? .v4_0
-            card.location = SourceLocation(source: sourceName, line: 1, column: 1)
-            if card.version == nil {
-                report(.warning, .missingVersion, "card \(index + 1) has no version property; it was read as 4.0")
-            }
-            if card.first("FN") == nil {
-                report(.warning, .missingFormattedName, "card \(index + 1) has no fn, which vCard 4.0 requires")
-            }
-            cards.append(card)
+        while let card = parser.nextCard() { cards.append(card) }
+        if let violation = parser.strictViolation {
+            throw VCardError(code: .strictViolation, message: violation.message, diagnostic: violation)
         }
-        if cardValues.isEmpty && !diagnostics.contains(where: { $0.severity == .error }) {
-            report(.warning, .emptyInput, "the jCard document holds no card")
-        }
-        return try finish(cards, diagnostics, options)
+        return VCardReadResult(cards: cards, diagnostics: parser.takeDiagnostics())
     }
 
-    private static func finish(_ cards: [VCard], _ diagnostics: [Diagnostic], _ options: VCardReadOptions) throws(VCardError) -> VCardReadResult {
-        if options.isStrict, let first = diagnostics.first {
-            throw VCardError(code: .strictViolation, message: first.message, diagnostic: first)
+    /// Turns one `["vcard", [properties]]` value into a card; `report` receives the problems.
+    /// - Parameters:
+    ///   - number: the card's position in the document, from 1, for messages.
+    ///   - location: where the card's JSON starts.
+    static func card(from value: JSONValue, number: Int, location: SourceLocation,
+                     report: (Diagnostic.Severity, Diagnostic.Code, String) -> Void) -> VCard? {
+        guard case .array(let parts) = value, parts.count >= 2, parts[0] == .string("vcard"),
+              case .array(let properties) = parts[1] else {
+            report(.error, .notJCard, "card \(number) is not [\"vcard\", [properties]]; it was skipped")
+            return nil
         }
-        return VCardReadResult(cards: cards, diagnostics: diagnostics)
+        if parts.count > 2 {
+            let empty = parts.dropFirst(2).allSatisfy { $0 == .array([]) }
+            report(empty ? .warning : .error, .notJCard,
+                   "card \(number) has \(parts.count - 2) element(s) after its properties (a jCal-style component list); \(empty ? "it was empty and ignored" : "they were ignored")")
+        }
+        var card = VCard(version: nil)
+        for (propertyIndex, entry) in properties.enumerated() {
+            switch property(from: entry) {
+            case .success(let property): card.append(property)
+            case .failure(let message):
+                report(.warning, .invalidValue, "card \(number), property \(propertyIndex + 1): \(message); it was skipped")
+            }
+        }
+        card.sourceVersion = card.version ?? .v4_0
+        card.location = location
+        if card.version == nil {
+            report(.warning, .missingVersion, "card \(number) has no version property; it was read as 4.0")
+        }
+        if card.first("FN") == nil {
+            report(.warning, .missingFormattedName, "card \(number) has no fn, which vCard 4.0 requires")
+        }
+        return card
     }
 
     private enum Outcome { case success(VCardProperty), failure(String) }

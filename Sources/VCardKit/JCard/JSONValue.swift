@@ -94,6 +94,42 @@ struct JSONParser {
         self.bytes = Array(bytes[start...])
     }
 
+    /// A parser for part of a document, as ``JCardParser`` hands it over: no byte order mark is
+    /// looked for, and `depth` arrays are already open around the bytes.
+    init(part bytes: [UInt8], depth: Int) {
+        self.bytes = bytes
+        self.depth = depth
+    }
+
+    /// Parses one element of an array whose `[` (and, for a later element, `,`) has been read:
+    /// the value, then the `,` or `]` after it, exactly as ``parseDocument()`` would.
+    /// - Returns: the value (`nil` for the `]` of an empty array), the offset of its first byte,
+    ///   whether the array closed after it, and the failure after a complete value (a missing
+    ///   `,` or `]`), so that the value can still be used.
+    /// - Throws: where the value itself is broken.
+    mutating func parseArrayElement(isFirst: Bool) throws(Failure)
+        -> (value: JSONValue?, start: Int, closesArray: Bool, failureAfter: Failure?) {
+        skipWhitespace()
+        if isFirst && index < bytes.count && bytes[index] == 0x5D { return (nil, index, true, nil) }
+        let start = index
+        let value = try parseValue()
+        skipWhitespace()
+        guard index < bytes.count else { return (value, start, false, failure("an array is not closed with ']'")) }
+        if bytes[index] == 0x2C { return (value, start, false, nil) }
+        if bytes[index] == 0x5D { return (value, start, true, nil) }
+        return (value, start, false, failure("expected ',' or ']' in an array"))
+    }
+
+    /// The line and column (counted in characters, from 1) of the byte at `offset`.
+    func position(of offset: Int) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for byte in bytes[..<min(offset, bytes.count)] {
+            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return (line, column)
+    }
+
     mutating func parseDocument() throws(Failure) -> JSONValue {
         skipWhitespace()
         let value = try parseValue()
@@ -103,11 +139,7 @@ struct JSONParser {
     }
 
     private func failure(_ message: String) -> Failure {
-        var line = 1
-        var column = 1
-        for byte in bytes[..<min(index, bytes.count)] {
-            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
-        }
+        let (line, column) = position(of: index)
         return Failure(message: message, line: line, column: column)
     }
 

@@ -62,8 +62,8 @@ enum CardInput {
         return summary
     }
 
-    /// jCard and xCard inputs: an xCard file streams card by card through libxml2; jCard and
-    /// standard input are read whole (a JSON document has no card boundaries to stream on).
+    /// jCard and xCard inputs, card by card: jCard through `JCardParser`, an xCard file or standard
+    /// input through libxml2's streaming reader; memory stays bounded by one card.
     private static func processDocument(_ path: String, format: ContactFormat, source: borrowing ByteSource, first: [UInt8],
                                         render: (VCard, inout [UInt8]) -> [Diagnostic],
                                         output: ([UInt8]) throws(CommandFailure) -> Void) throws(CommandFailure) -> Summary {
@@ -82,19 +82,30 @@ enum CardInput {
         }
         if format == .xcard && path != "-" {
             summary.diagnostics += XCardReader.readFile(atPath: path, sourceName: path, body: handle)
+        } else if format == .xcard {
+            var head: [UInt8]? = first
+            var readFailure: CommandFailure?
+            summary.diagnostics += XCardReader.read(chunks: {
+                if let chunk = head { head = nil; return chunk }
+                guard readFailure == nil, failure == nil else { return nil }
+                var chunk: [UInt8] = []
+                do throws(CommandFailure) { try source.read(into: &chunk) } catch { readFailure = error }
+                return chunk.isEmpty ? nil : chunk
+            }, sourceName: path, body: handle)
+            if let readFailure { throw readFailure }
         } else {
-            var bytes = first
-            try source.forEachChunk { chunk throws(CommandFailure) in bytes += chunk }
-            let result: VCardReadResult
-            do {
-                result = format == .jcard
-                    ? try JCardReader.read(bytes, sourceName: path)
-                    : try XCardReader.read(bytes, sourceName: path)
-            } catch {
-                throw CommandFailure.invalidData(error.description)
+            var parser = JCardParser(sourceName: path)
+            func consume(_ chunk: [UInt8]) throws(CommandFailure) {
+                parser.feed(chunk)
+                while let card = parser.nextCard() { handle(card) }
+                summary.diagnostics += parser.takeDiagnostics()
+                if let failure { throw failure }
             }
-            summary.diagnostics += result.diagnostics
-            for card in result.cards { handle(card) }
+            try consume(first)
+            try source.forEachChunk { chunk throws(CommandFailure) in try consume(chunk) }
+            parser.finish()
+            while let card = parser.nextCard() { handle(card) }
+            summary.diagnostics += parser.takeDiagnostics()
         }
         if let failure { throw failure }
         if !pending.isEmpty { try output(pending) }
