@@ -156,9 +156,15 @@ public struct XCardStreamWriter: Sendable {
         // xCard has no VERSION element: the namespace is the version (RFC 6351 §4).
         if name == "VERSION" { return }
         if name == "XML" {
-            // The XML property holds extension elements: write them as XML (RFC 6351 §4).
-            writer.raw(TextEscaping.unescape(property.rawValue))
-            return
+            // The XML property holds extension elements: write them as XML (RFC 6351 §4). A value
+            // that is no element (an empty `<xml/>` of the vCard namespace was read as one) is
+            // written as an ordinary property instead: as raw text it would vanish or be read
+            // back as something else.
+            let markup = TextEscaping.unescape(property.rawValue)
+            if markup.utf8.first == UInt8(ascii: "<") {
+                writer.raw(markup)
+                return
+            }
         }
         let isXMLName = XCardVocabulary.isXMLName(property.name)
         start(writer, isXMLName ? property.name.lowercased() : "x-cardsync-property")
