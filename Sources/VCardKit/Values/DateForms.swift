@@ -11,7 +11,9 @@ enum DateForms {
         var result = extendedDate(date)
         if let time {
             let extendedTime = self.extendedTime(time)
-            result += (date.isEmpty && dropTimeDesignator) ? extendedTime : "T" + extendedTime
+            // The `T` of a time alone is dropped only when what follows reads as a clock: without
+            // it `T23010002` would be read back as the date `2301-00-02` (found by fuzzing).
+            result += (date.isEmpty && dropTimeDesignator && isClockShaped(time)) ? extendedTime : "T" + extendedTime
         }
         return result
     }
@@ -88,6 +90,15 @@ enum DateForms {
         let isClock = !c.isEmpty && c.allSatisfy { $0.isASCIIDigitCharacter || $0 == "-" || $0 == "." }
         let isZone = z.isEmpty || z == "Z" || (z.count == 5 && (z.first == "+" || z.first == "-") && isDigits(Substring(z).dropFirst()))
         return isClock && isZone
+    }
+
+    /// Whether `time` is hours, minutes and seconds (2, 4 or 6 digits, or with leading `-` for
+    /// omitted parts; colons and a fraction allowed): a value no date can be taken for.
+    private static func isClockShaped(_ time: String) -> Bool {
+        let (clock, _) = zoneSplit(time)
+        let whole = Substring(clock.replacingColons).prefix { $0 != "." && $0 != "," }
+        let digits = whole.drop { $0 == "-" }
+        return isDigits(digits) && (whole.count == 2 || whole.count == 4 || whole.count == 6)
     }
 
     private static func basicTime(_ time: String) -> String {
