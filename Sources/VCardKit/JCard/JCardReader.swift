@@ -16,13 +16,7 @@ public enum JCardReader {
                             options: VCardReadOptions = .lenient) throws(VCardError) -> VCardReadResult {
         var parser = JCardParser(sourceName: sourceName, options: options)
         parser.feed(bytes)
-        parser.finish()
-        var cards: [VCard] = []
-        while let card = parser.nextCard() { cards.append(card) }
-        if let violation = parser.strictViolation {
-            throw VCardError(code: .strictViolation, message: violation.message, diagnostic: violation)
-        }
-        return VCardReadResult(cards: cards, diagnostics: parser.takeDiagnostics())
+        return try parser.finishReading()
     }
 
     /// Turns one `["vcard", [properties]]` value into a card; `report` receives the problems.

@@ -33,13 +33,7 @@ public enum VCardReader {
                             options: VCardReadOptions = .lenient) throws(VCardError) -> VCardReadResult {
         var parser = VCardParser(sourceName: sourceName, options: options)
         parser.feed(bytes)
-        parser.finish()
-        var cards: [VCard] = []
-        while let card = parser.nextCard() { cards.append(card) }
-        if let violation = parser.strictViolation {
-            throw VCardError(code: .strictViolation, message: violation.message, diagnostic: violation)
-        }
-        return VCardReadResult(cards: cards, diagnostics: parser.takeDiagnostics())
+        return try parser.finishReading()
     }
 
     /// Reads every card of a string.
