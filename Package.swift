@@ -29,7 +29,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // One trait, named: with Hummingbird's two default traits SwiftPM passed their `-D` flags in
+        // a random order from one invocation to the next, and every change of order recompiled
+        // Hummingbird and HummingbirdCore (104 files) and re-planned the build. We use neither
+        // swift-configuration (ConfigurationSupport) nor need it built.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Already resolved through AsyncHTTPClient; named so that TLS failures can be told apart
         // (CouchClient) and tests can run a TLS endpoint (TestSupport).
