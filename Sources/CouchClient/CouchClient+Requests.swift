@@ -46,6 +46,7 @@ extension CouchClient {
                     request.headers = headers + [.init(name: "Cookie", value: cookie)]
                 }
                 let response = try await transport.send(request, timeout: configuration.requestTimeout)
+                reachability.markAnswered()
                 if usesCookie {
                     if let fresh = response.header("Set-Cookie").flatMap(Self.authSessionCookie) { session.set(fresh) }
                     if response.status == 401 && !loggedInAgain {
@@ -75,7 +76,9 @@ extension CouchClient {
                 failure = CouchClientError(.network, method: method, url: url, underlying: String(describing: error),
                                            attempts: attempt)
             }
-            guard failure.isTransient, attempt < policy.maximumAttempts else { throw failure }
+            // A refusal from a server that has answered before is a restart, which heals.
+            let heals = failure.isTransient || (failure.code == .connectionRefused && reachability.hasAnswered)
+            guard heals, attempt < policy.maximumAttempts else { throw failure }
             let delay = policy.delay(afterAttempt: attempt, retryAfter: retryAfter)
             logger.debug("retrying CouchDB request", metadata: [
                 "method": "\(method)", "url": "\(url)", "attempt": "\(attempt)", "error": "\(failure.code)",
@@ -171,6 +174,15 @@ final class SessionCookie: @unchecked Sendable {
 
     var value: String? { lock.withLock { cookie } }
     func set(_ value: String?) { lock.withLock { cookie = value } }
+}
+
+/// Whether a server has answered at least once (a later refused connection is then a restart).
+final class ServerReachability: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answered = false
+
+    var hasAnswered: Bool { lock.withLock { answered } }
+    func markAnswered() { lock.withLock { answered = true } }
 }
 
 /// Percent-encoding for path segments and query values.

@@ -1,4 +1,4 @@
-import AsyncHTTPClient
+public import AsyncHTTPClient
 public import Foundation
 public import Logging
 
@@ -74,6 +74,8 @@ public struct CouchClient: Sendable {
     public let configuration: Configuration
     let credentials: Credentials?
     let session = SessionCookie()
+    /// Whether the server has answered a request of this client yet.
+    let reachability = ServerReachability()
     let transport: any CouchTransport
     let sleep: @Sendable (Duration) async throws -> Void
     let logger: Logger
@@ -163,15 +165,7 @@ public func withCouchClient<Result: Sendable>(
     logger: Logger = Logger(label: "cardsync.couchclient"),
     _ body: (CouchClient) async throws -> Result
 ) async throws -> Result {
-    let timeout = HTTPClient.Configuration.Timeout(
-        connect: .nanoseconds(configuration.connectTimeout.nanoseconds),
-        read: .nanoseconds(configuration.requestTimeout.nanoseconds)
-    )
-    let httpConfiguration = configuration.insecure
-        ? HTTPClient.Configuration(certificateVerification: .none, timeout: timeout)
-        : HTTPClient.Configuration(timeout: timeout)
-    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration,
-                                backgroundActivityLogger: logger)
+    let httpClient = CouchClient.makeHTTPClient(configuration: configuration, logger: logger)
     let result: Result
     do {
         let client = try CouchClient(url: url, credentials: credentials, transport: HTTPClientTransport(client: httpClient),
@@ -183,6 +177,28 @@ public func withCouchClient<Result: Sendable>(
     }
     try await httpClient.shutdown()
     return result
+}
+
+extension CouchClient {
+    /// An `HTTPClient` set up for CouchDB calls with `configuration`'s timeouts and TLS
+    /// verification; the caller shuts it down.
+    ///
+    /// A refused connection or an unknown host fails the request at once rather than being
+    /// retried inside the connection pool until the connect timeout: ``CouchClient`` decides
+    /// what is worth retrying.
+    public static func makeHTTPClient(configuration: Configuration,
+                                      logger: Logger = Logger(label: "cardsync.couchclient")) -> HTTPClient {
+        let timeout = HTTPClient.Configuration.Timeout(
+            connect: .nanoseconds(configuration.connectTimeout.nanoseconds),
+            read: .nanoseconds(configuration.requestTimeout.nanoseconds)
+        )
+        var httpConfiguration = configuration.insecure
+            ? HTTPClient.Configuration(certificateVerification: .none, timeout: timeout)
+            : HTTPClient.Configuration(timeout: timeout)
+        httpConfiguration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration,
+                          backgroundActivityLogger: logger)
+    }
 }
 
 extension Duration {

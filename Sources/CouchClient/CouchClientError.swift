@@ -41,6 +41,12 @@ public struct CouchClientError: Error, Sendable, Hashable, CustomStringConvertib
         public static let unexpectedStatus = Code("unexpected_status")
         /// The connection failed or was lost.
         public static let network = Code("network")
+        /// Nothing listens at the server's address and port: the connection was refused. Not
+        /// retried before the server has answered once (a server that answered and then refuses
+        /// is restarting, and that can heal).
+        public static let connectionRefused = Code("connection_refused")
+        /// The server's host name is not known (no DNS answer). Not retried.
+        public static let unknownHost = Code("unknown_host")
         /// No response in time.
         public static let timeout = Code("timeout")
         /// No secure connection: the server's TLS certificate was not trusted (unknown issuer,
@@ -105,6 +111,7 @@ public struct CouchClientError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// Whether retrying the same request may succeed (network failures, timeouts, 5xx, 429).
+    /// A refused connection or an unknown host is not: they do not heal in seconds.
     public var isTransient: Bool {
         code == .network || code == .timeout || code == .serverError || code == .tooManyRequests
             || status == 408

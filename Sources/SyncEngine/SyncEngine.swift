@@ -216,8 +216,11 @@ public struct SyncEngine: Sendable {
             return SyncError(.unauthorized, "\(remote) refused the credentials (401 \(error.reason ?? "unauthorized")); give the user in the URL and the password with CARDSYNC_PASSWORD or --password-file")
         case 403?:
             return SyncError(.unauthorized, "\(remote) does not allow this (403 \(error.reason ?? "forbidden")); use an account with access to the database")
+        case nil where error.code == .connectionRefused || error.code == .unknownHost:
+            return SyncError(.unreachable, "cannot reach \(remote): \(error.underlying ?? error.code.description); check the URL and that the server runs, then sync again — nothing is lost, the next sync resumes")
         case nil:
-            return SyncError(.unreachable, "cannot reach \(remote): \(error.underlying ?? error.reason ?? error.code.description) (after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s")); check the URL and that the server runs, then sync again — nothing is lost, the next sync resumes")
+            let attempts = error.attempts > 1 ? " (after \(error.attempts) attempts)" : ""
+            return SyncError(.unreachable, "cannot reach \(remote): \(error.underlying ?? error.reason ?? error.code.description)\(attempts); check the URL and that the server runs, then sync again — nothing is lost, the next sync resumes")
         default:
             return SyncError(.unreachable, "\(remote) failed: \(error.description); sync again later — nothing is lost, the next sync resumes")
         }

@@ -120,6 +120,9 @@ struct DiffCommand: AsyncParsableCommand {
             case .tls: ExitStatus.configuration
             default: ExitStatus.unavailable
             }
+            if error.code == .connectionRefused || error.code == .unknownHost {
+                throw CommandFailure(message: "cannot reach \(location.key): \(error.underlying ?? error.code.description); check the URL and that the server runs", exitCode: status)
+            }
             let hint = error.code == .tls ? "; if you trust this server, compare with --insecure" : ""
             throw CommandFailure(message: "\(location.key): \(error.description)\(hint)", exitCode: status)
         }

@@ -1,5 +1,15 @@
 public import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
 import NIOSSL
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A ``CouchTransport`` over AsyncHTTPClient's `HTTPClient` (connection pooling, TLS).
 public struct HTTPClientTransport: CouchTransport {
@@ -41,7 +51,36 @@ public struct HTTPClientTransport: CouchTransport {
             throw CouchClientError(.tls, url: request.url, underlying: Self.tlsReason(error))
         } catch let error as NIOSSLExtraError {
             throw CouchClientError(.tls, url: request.url, underlying: String(describing: error))
+        } catch let error as IOError where error.errnoCode == ECONNREFUSED {
+            throw Self.refused(request.url)
+        } catch let error as NIOConnectionError {
+            throw Self.connectionError(error, url: request.url)
         }
+    }
+
+    /// A refused connection, named plainly: `nothing is listening on 127.0.0.1:9`.
+    static func refused(_ url: String) -> CouchClientError {
+        CouchClientError(.connectionRefused, url: url, underlying: "nothing is listening on \(Self.hostAndPort(of: url))")
+    }
+
+    /// What the attempts to connect to every address of the host came to.
+    static func connectionError(_ error: NIOConnectionError, url: String) -> CouchClientError {
+        let errors = error.connectionErrors.map(\.error)
+        if !errors.isEmpty, errors.allSatisfy({ ($0 as? IOError)?.errnoCode == ECONNREFUSED }) {
+            return refused(url)
+        }
+        if errors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+            return CouchClientError(.unknownHost, url: url, underlying: "the host \(error.host) is not known (no address found for it)")
+        }
+        let first = errors.first.map { ($0 as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? String(describing: $0) }
+        return CouchClientError(.network, url: url, underlying: "cannot connect to \(error.host):\(error.port)" + (first.map { ": \($0)" } ?? ""))
+    }
+
+    /// `host:port` of an http(s) URL, with the scheme's default port.
+    static func hostAndPort(of url: String) -> String {
+        guard let components = URLComponents(string: url), let host = components.host else { return url }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// BoringSSL's reason (`CERTIFICATE_VERIFY_FAILED`) rather than its whole error stack, which

@@ -180,11 +180,9 @@ final class CountingTransport: CouchTransport, @unchecked Sendable {
 func withRemoteClient<Result: Sendable>(_ choice: RemoteChoice, retry: RetryPolicy = RetryPolicy(),
                                         authentication: CouchClient.Authentication = .basic,
                                         _ body: (CouchClient, CountingTransport) async throws -> Result) async throws -> Result {
-    let configuration = CouchClient.Configuration(insecure: choice.insecure, retry: retry, authentication: authentication)
-    let timeout = HTTPClient.Configuration.Timeout(connect: .seconds(3), read: .seconds(120))
-    let httpConfiguration = choice.insecure ? HTTPClient.Configuration(certificateVerification: .none, timeout: timeout)
-        : HTTPClient.Configuration(timeout: timeout)
-    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+    let configuration = CouchClient.Configuration(requestTimeout: .seconds(120), connectTimeout: .seconds(3), insecure: choice.insecure,
+                                                  retry: retry, authentication: authentication)
+    let httpClient = CouchClient.makeHTTPClient(configuration: configuration)
     let counter = CountingTransport(HTTPClientTransport(client: httpClient))
     do {
         let client = try CouchClient(url: choice.location.serverURL, credentials: choice.location.credentials, transport: counter,
