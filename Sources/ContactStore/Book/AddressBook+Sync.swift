@@ -38,15 +38,20 @@ public struct RemoteVersion: Sendable {
     public var isGeneratedUID: Bool
     /// The document revision.
     public var revision: String
+    /// When the version was made (milliseconds since 1970), when the document says; recorded as
+    /// the journal event's ``JournalEvent/edited``.
+    public var edited: Int64?
 
     /// A remote version.
-    public init(uid: String, bytes: [UInt8], hash: ContentHash, name: String?, isGeneratedUID: Bool, revision: String) {
+    public init(uid: String, bytes: [UInt8], hash: ContentHash, name: String?, isGeneratedUID: Bool, revision: String,
+                edited: Int64? = nil) {
         self.uid = uid
         self.bytes = bytes
         self.hash = hash
         self.name = name
         self.isGeneratedUID = isGeneratedUID
         self.revision = revision
+        self.edited = edited
     }
 }
 
@@ -227,6 +232,7 @@ extension AddressBook {
                                              previousHash: existing?.hash, source: .remote, name: version.name,
                                              card: cardText(version.hash, version.bytes), isGeneratedUID: version.isGeneratedUID)
                     event.previousFile = previousFile
+                    event.edited = version.edited
                     contentEvents.append(event)
                 }
                 syncEvents.append(.synced(uid: version.uid, file: file, remote: remote, revision: version.revision, hash: version.hash,
