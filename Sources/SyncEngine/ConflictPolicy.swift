@@ -11,8 +11,9 @@
 /// (documents without it: their `updated` time). The time travels with the document, so both
 /// sides compare the same two times and settle alike.
 public enum ConflictPolicy: String, Sendable, Hashable, CaseIterable {
-    /// The newer version wins. An edit wins over a deletion (the contact comes back on the side
-    /// that deleted it); between two edits, the cards' `REV` decides when they differ, else the
+    /// The newer version wins. An edit wins over a deletion made without it (the contact comes
+    /// back on the side that deleted it; a book that held the edit and then deleted the contact
+    /// deleted it on purpose); between two edits, the cards' `REV` decides when they differ, else the
     /// version made later; when neither tells, the server's. The default.
     case newest
     /// This address book's version wins, also a deletion over an edit.

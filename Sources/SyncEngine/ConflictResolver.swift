@@ -10,6 +10,10 @@ struct ConflictSide: Sendable {
     var edited: Int64?
     /// Whether this side deleted the contact.
     var isDeletion: Bool
+    /// For the server's version: whether this book held it before its own change (the server
+    /// has this book's earlier version, e.g. a push whose answer was lost). A deletion made here
+    /// after holding it is no conflict with it.
+    var wasHeldHere = false
 
     init(card: VCard?, edited: Int64?) {
         revision = card?.first("REV")?.textValue
@@ -35,7 +39,8 @@ struct ConflictSide: Sendable {
 ///
 /// `newest` and `keep-both` decide in this order, and both sides of a sync decide alike because
 /// they compare the same two versions and times:
-/// 1. an edit wins over a deletion (the contact is restored on the side that deleted it);
+/// 1. an edit wins over a deletion (the contact is restored on the side that deleted it),
+///    unless the deleting side held that edit before it deleted the contact;
 /// 2. the cards' `REV`, when they differ (one side's edit changed it);
 /// 3. when each version was made (``ConflictSide/edited``), the later winning;
 /// 4. otherwise the server's version.
@@ -49,6 +54,9 @@ struct ConflictResolver: Sendable {
         case .remote: return (.remote, "--conflict remote")
         case .newest, .keepBoth:
             if local.isDeletion != remote.isDeletion {
+                if local.isDeletion && remote.wasHeldHere {
+                    return (.local, "deleted here after this book held the server's version")
+                }
                 return local.isDeletion ? (.remote, "edited on the server, deleted here: an edit wins over a deletion")
                     : (.local, "edited here, deleted on the server: an edit wins over a deletion")
             }

@@ -103,7 +103,10 @@ extension SyncEngine {
         case .missing: nil
         }
         let localSide = ConflictSide(card: local?.card, edited: record?.editTime)
-        let remoteVersionSide = ConflictSide(card: remoteCard, edited: remoteEdited)
+        var remoteVersionSide = ConflictSide(card: remoteCard, edited: remoteEdited)
+        if local == nil, case .live(let decoded) = remoteSide {
+            remoteVersionSide.wasHeldHere = await book.hasHeld(decoded.hash, uid: uid)
+        }
         let (winner, reason) = resolver.winner(local: localSide, remote: remoteVersionSide)
         var conflict = SyncReport.Conflict(uid: uid, name: local?.card.formattedName ?? name, winner: winner, reason: reason,
                                            local: localSide.reported, remote: remoteVersionSide.reported)

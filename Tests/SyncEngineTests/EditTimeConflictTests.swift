@@ -277,10 +277,53 @@ import TestSupport
         }
     }
 
+    /// A deletion made here after this book's own edit reached the server (its answer lost, so
+    /// the sync state still names the version before) loses no edit made elsewhere: the
+    /// deletion goes through instead of bringing the contact back.
+    @Test func aDeletionAfterTheBooksOwnUnrecordedPushIsNotUndone() async throws {
+        try await withRemote(.serve) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 3)
+            try await sync(a, remote)
+            try a.write(card("c1", "Person C1", note: "edited here"), to: "c1.vcf")
+            let first = FirstTime()
+            await #expect(throws: SyncError.self) {
+                try await sync(a, remote, wrap: { LosingFirstBulkDocsAnswer(base: $0, first: first) },
+                               retry: RetryPolicy(maximumAttempts: 1))
+            }
+            #expect(try await remote.db.document(id: "contact:c1")["vcard"]?.stringValue?.contains("edited here") == true)
+            try a.remove("c1.vcf")
+            let report = try await sync(a, remote)
+            #expect(report.conflicts.map(\.reason) == ["deleted here after this book held the server's version"])
+            #expect(!a.contactFiles.contains("c1.vcf"))
+            #expect(try await remoteHashes(remote).keys.sorted() == ["c0", "c2"])
+        }
+    }
+
     /// Milliseconds since 1970 of a document time (`2031-03-14T08:00:00.000Z`).
     static func milliseconds(_ text: String) -> Int64? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.date(from: text).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+    }
+}
+
+/// Says `true` the first time it is asked.
+actor FirstTime {
+    private var asked = false
+    func take() -> Bool {
+        defer { asked = true }
+        return !asked
+    }
+}
+
+/// A transport that sends the first `_bulk_docs` and then loses its answer (a network error).
+struct LosingFirstBulkDocsAnswer: CouchTransport {
+    var base: any CouchTransport
+    var first: FirstTime
+    func send(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPResponse {
+        let response = try await base.send(request, timeout: timeout)
+        if request.url.contains("/_bulk_docs"), await first.take() { throw InjectedNetworkError() }
+        return response
     }
 }

@@ -125,6 +125,20 @@ extension AddressBook {
         index.checkpoints[remote] = nil
     }
 
+    /// Whether contact `uid` held the version with content `hash` in this book at some time: its
+    /// current or last version, or the version whose text the journal keeps under its UID.
+    ///
+    /// A sync uses it to tell the server's copy of a version this book already had (its own
+    /// push whose answer was lost, then a local deletion) from an edit made elsewhere. A version
+    /// whose text the journal keeps under another contact's UID (same content) is not
+    /// recognised: the answer is then `false`, and the edit is treated as new.
+    public func hasHeld(_ hash: ContentHash, uid: String) -> Bool {
+        guard let record = index.records[uid] else { return false }
+        if record.hash == hash || record.lastHash == hash { return true }
+        guard let offset = index.cardOffsets[hash], let event = try? readEvent(at: offset) else { return false }
+        return event.uid == uid
+    }
+
     /// The live contacts with these UIDs, read from their files (missing ones are left out),
     /// the files read and parsed on every core.
     public func storedContacts(uids: [String]) -> [StoredContact] {
