@@ -17,8 +17,8 @@ struct SyncCommand: AsyncParsableCommand {
             journal (`cardsync log DIR UID` lists it, `cardsync restore DIR UID --seq N` brings \
             it back).
 
-            newest: an edit wins over a deletion (the contact comes back on the side that \
-            deleted it, reported as a conflict); between two edits, the cards' REV decides when \
+            newest: an edit wins over a deletion made without it (the contact comes back on \
+            the side that deleted it, reported as a conflict); between two edits, the cards' REV decides when \
             they differ, else the edit made last; when neither tells, the server's version. An \
             edit is dated when it was made, not when a sync noticed it: a file another program \
             changed by its modification time (no earlier than the previous scan of the folder, \
@@ -61,7 +61,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Who wins when a contact changed on both sides: newest (an edit over a deletion, else REV, else the edit made last), local, remote or keep-both.")
     var conflict: ConflictChoice = .newest
 
-    @Flag(help: "Print the plan (per side: added, updated, deleted, conflicts, by name) and change nothing.")
+    @Flag(help: "Print the plan (per side: added, updated, deleted, by name; each conflict with both versions' times and the one the policy picks) and change nothing.")
     var dryRun = false
 
     @Flag(help: "Sync even when one side became empty and the sync would delete all contacts on the other.")
