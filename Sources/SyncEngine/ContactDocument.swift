@@ -29,9 +29,11 @@ public enum ContactDocument {
     ///   - bytes: the card exactly as stored.
     ///   - card: the parsed card, for the derived fields.
     ///   - revision: the last known `_rev`, to update the document; `nil` to create it.
-    ///   - updated: when the contact last changed, in milliseconds since 1970.
+    ///   - updated: when the contact last changed here, in milliseconds since 1970.
+    ///   - edited: when this version was made (``ContactRecord/editTime``), in milliseconds
+    ///     since 1970; the time `--conflict newest` compares on both sides. `nil` leaves it out.
     public static func document(uid: String, bytes: [UInt8], card: VCard, hash: ContentHash, revision: String?,
-                                updated: Int64) -> [String: CouchJSON] {
+                                updated: Int64, edited: Int64? = nil) -> [String: CouchJSON] {
         var document: [String: CouchJSON] = [
             "_id": .string(documentID(forUID: uid)),
             "type": "contact",
@@ -45,13 +47,19 @@ public enum ContactDocument {
             "updated": .string(timestamp(updated)),
         ]
         if let revision { document["_rev"] = .string(revision) }
+        if let edited { document["edited"] = .string(timestamp(edited)) }
         return document
     }
 
-    /// The tombstone that deletes a contact's document at `revision`.
-    public static func tombstone(uid: String, revision: String, updated: Int64) -> [String: CouchJSON] {
-        ["_id": .string(documentID(forUID: uid)), "_rev": .string(revision), "_deleted": true,
-         "type": "contact", "schemaVersion": 1, "uid": .string(uid), "updated": .string(timestamp(updated))]
+    /// The tombstone that deletes a contact's document at `revision`; `edited`: when the
+    /// contact was deleted, when known.
+    public static func tombstone(uid: String, revision: String, updated: Int64, edited: Int64? = nil) -> [String: CouchJSON] {
+        var document: [String: CouchJSON] = [
+            "_id": .string(documentID(forUID: uid)), "_rev": .string(revision), "_deleted": true,
+            "type": "contact", "schemaVersion": 1, "uid": .string(uid), "updated": .string(timestamp(updated)),
+        ]
+        if let edited { document["edited"] = .string(timestamp(edited)) }
+        return document
     }
 
     /// A contact read from a document: its card, recomputed fields, and when it changed.
@@ -70,6 +78,12 @@ public enum ContactDocument {
         public var revision: String
         /// The document's `updated` time in milliseconds since 1970, when it has one.
         public var updated: Int64?
+        /// The document's `edited` time (when this version was made) in milliseconds since
+        /// 1970, when it has one (documents written before cardsync kept it do not).
+        public var edited: Int64?
+
+        /// When this version was made, as far as the document tells: `edited`, else `updated`.
+        public var editTime: Int64? { edited ?? updated }
     }
 
     /// Reads a (live) contact document.
@@ -101,8 +115,9 @@ public enum ContactDocument {
             throw DocumentProblem(documentID: id, message: "its card's UID (\(cardUID)) is not the UID of its id (\(uid)); fix one of them on the server")
         }
         let updated = document["updated"]?.stringValue.flatMap(milliseconds(fromTimestamp:))
+        let edited = document["edited"]?.stringValue.flatMap(milliseconds(fromTimestamp:))
         return Decoded(uid: uid, bytes: bytes, card: card, hash: ContentHash(of: card), isGeneratedUID: cardUID?.isEmpty ?? true,
-                       revision: revision, updated: updated)
+                       revision: revision, updated: updated, edited: edited)
     }
 
     /// A document that is not a usable contact, and why.

@@ -183,8 +183,8 @@ extension SyncEngine {
         var chosen = winner
         if options.policy != .remote {
             for leaf in leaves.dropFirst() {
-                let (pick, _) = resolver.winner(local: ConflictSide(card: leaf.card, modified: leaf.updated),
-                                                remote: ConflictSide(card: chosen.card, modified: chosen.updated))
+                let (pick, _) = resolver.winner(local: ConflictSide(card: leaf.card, edited: leaf.editTime),
+                                                remote: ConflictSide(card: chosen.card, edited: chosen.editTime))
                 if pick == .local { chosen = leaf }
             }
         }
@@ -192,7 +192,7 @@ extension SyncEngine {
         var writes: [[String: CouchJSON]] = losing.map { ContactDocument.tombstone(uid: uid, revision: $0, updated: chosen.updated ?? 0) }
         if chosen.revision != winner.revision {
             var document = ContactDocument.document(uid: uid, bytes: chosen.bytes, card: chosen.card, hash: chosen.hash,
-                                                    revision: winner.revision, updated: chosen.updated ?? 0)
+                                                    revision: winner.revision, updated: chosen.updated ?? 0, edited: chosen.edited)
             document["_rev"] = .string(winner.revision)
             writes.append(document)
         }
@@ -212,7 +212,8 @@ extension SyncEngine {
         }
         for leaf in leaves where leaf.hash != settledSide.hash {
             settlement.changes.insert(.keptVersion(RemoteVersion(uid: uid, bytes: leaf.bytes, hash: leaf.hash, name: leaf.card.formattedName,
-                                                                 isGeneratedUID: leaf.isGeneratedUID, revision: leaf.revision)), at: 0)
+                                                                 isGeneratedUID: leaf.isGeneratedUID, revision: leaf.revision,
+                                                                 edited: leaf.editTime)), at: 0)
         }
         var conflict = settlement.conflict ?? SyncReport.Conflict(uid: uid, name: chosen.card.formattedName ?? uid, winner: .remote,
                                                                   reason: "the server held \(leaves.count) conflicting versions; \(options.policy.rawValue) picked one")

@@ -141,7 +141,8 @@ extension SyncEngine {
             let uid = item.record.uid
             if item.isDeletion {
                 guard let revision = item.state?.revision else { continue }
-                documents.append(ContactDocument.tombstone(uid: uid, revision: revision, updated: item.record.modified))
+                documents.append(ContactDocument.tombstone(uid: uid, revision: revision, updated: item.record.modified,
+                                                           edited: item.record.editTime))
             } else {
                 guard let contact = contacts[uid], let hash = item.record.hash else {
                     outcome.problems.append(.init(subject: uid, name: item.record.name,
@@ -149,7 +150,8 @@ extension SyncEngine {
                     continue
                 }
                 documents.append(ContactDocument.document(uid: uid, bytes: contact.bytes, card: contact.card, hash: hash,
-                                                          revision: item.state?.revision, updated: item.record.modified))
+                                                          revision: item.state?.revision, updated: item.record.modified,
+                                                          edited: item.record.editTime))
             }
             sent.append(item)
         }

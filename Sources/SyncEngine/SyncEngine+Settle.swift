@@ -55,7 +55,7 @@ extension SyncEngine {
 
         func remoteVersion(_ decoded: ContactDocument.Decoded) -> RemoteVersion {
             RemoteVersion(uid: uid, bytes: decoded.bytes, hash: decoded.hash, name: decoded.card.formattedName,
-                          isGeneratedUID: decoded.isGeneratedUID, revision: decoded.revision)
+                          isGeneratedUID: decoded.isGeneratedUID, revision: decoded.revision, edited: decoded.editTime)
         }
         func takeRemote() {
             switch remoteSide {
@@ -97,10 +97,19 @@ extension SyncEngine {
         // Both sides changed.
         let local = localHash == nil ? nil : await localCard()
         let remoteCard: VCard? = if case .live(let decoded) = remoteSide { decoded.card } else { nil }
-        let remoteModified: Int64? = if case .live(let decoded) = remoteSide { decoded.updated } else { nil }
-        let (winner, reason) = resolver.winner(local: ConflictSide(card: local?.card, modified: record?.modified),
-                                               remote: ConflictSide(card: remoteCard, modified: remoteModified))
-        var conflict = SyncReport.Conflict(uid: uid, name: local?.card.formattedName ?? name, winner: winner, reason: reason)
+        let remoteEdited: Int64? = switch remoteSide {
+        case .live(let decoded): decoded.editTime
+        case .deleted(let revision): await deletionTime(uid: uid, revision: revision)
+        case .missing: nil
+        }
+        let localSide = ConflictSide(card: local?.card, edited: record?.editTime)
+        var remoteVersionSide = ConflictSide(card: remoteCard, edited: remoteEdited)
+        if local == nil, case .live(let decoded) = remoteSide {
+            remoteVersionSide.wasHeldHere = await book.hasHeld(decoded.hash, uid: uid)
+        }
+        let (winner, reason) = resolver.winner(local: localSide, remote: remoteVersionSide)
+        var conflict = SyncReport.Conflict(uid: uid, name: local?.card.formattedName ?? name, winner: winner, reason: reason,
+                                           local: localSide.reported, remote: remoteVersionSide.reported)
         switch winner {
         case .remote:
             if options.policy == .keepBoth, let local, case .live = remoteSide {
@@ -127,6 +136,16 @@ extension SyncEngine {
         }
         settlement.conflict = conflict
         return settlement
+    }
+
+    /// When the server's tombstone at `revision` says the contact was deleted (its `edited`,
+    /// else `updated`), or `nil`. One request, made only for a conflict, for the report: an edit
+    /// wins over a deletion whatever their times.
+    func deletionTime(uid: String, revision: String) async -> Int64? {
+        guard !revision.isEmpty,
+              let tombstone = try? await database.document(id: ContactDocument.documentID(forUID: uid), revision: revision)
+        else { return nil }
+        return (tombstone["edited"] ?? tombstone["updated"])?.stringValue.flatMap(ContactDocument.milliseconds(fromTimestamp:))
     }
 
     /// The UID a `keep-both` copy gets: the original's with a suffix from the copy's content.

@@ -148,7 +148,7 @@ public struct SyncEngine: Sendable {
         var document: [String: CouchJSON] = [
             "last_seq": Self.sequence(fromText: position).value,
             "book": .string(await book.identifier),
-            "updated": .string(ContactDocument.timestamp(Int64(Date().timeIntervalSince1970 * 1000))),
+            "updated": .string(ContactDocument.timestamp(book.clock.now())),
         ]
         for attempt in 0..<3 {
             if let existing = try await database.localDocument(id: id), let revision = existing["_rev"] { document["_rev"] = revision }

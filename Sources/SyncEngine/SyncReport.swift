@@ -16,6 +16,22 @@ public struct SyncReport: Sendable {
     public struct Conflict: Sendable, Hashable {
         /// Which version won.
         public enum Winner: String, Sendable, Hashable { case local, remote }
+
+        /// One side's version, as the policy saw it.
+        public struct Version: Sendable, Hashable {
+            /// When the version (or the deletion) was made, in milliseconds since 1970, when
+            /// known: for an edit found in the folder, its file's modification time bounded by
+            /// the previous scan and the sync; for the server's, the document's (or tombstone's)
+            /// `edited`, else `updated`, time.
+            public var edited: Int64?
+            /// Whether this side deleted the contact.
+            public var isDeletion: Bool
+            /// The card's `REV`, as written, when it has one.
+            public var revision: String?
+
+            /// ``edited`` as `2026-11-22T05:09:44.123Z`.
+            public var editTime: String? { edited.map(ContactDocument.timestamp) }
+        }
         /// The contact's UID.
         public var uid: String
         /// Its formatted name.
@@ -28,6 +44,10 @@ public struct SyncReport: Sendable {
         public var keptAs: String?
         /// Losing leaf revisions of a document that already had `_conflicts` (deleted on the server).
         public var removedRevisions: [String] = []
+        /// This book's version, as compared (`nil` for conflicting revisions on the server only).
+        public var local: Version?
+        /// The server's version, as compared (`nil` for conflicting revisions on the server only).
+        public var remote: Version?
     }
 
     /// A contact, document or file that could not be synced; the rest went on.

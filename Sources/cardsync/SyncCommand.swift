@@ -12,10 +12,21 @@ struct SyncCommand: AsyncParsableCommand {
         discussion: """
             Reads the folder for changes made by other programs, pulls the server's changes \
             since the last sync, pushes local ones, and settles contacts changed on both sides \
-            with --conflict: newest (default: the cards' REV, else the time of each change), \
-            local, remote, or keep-both (the losing version becomes a new contact). A losing \
-            version is never lost: it stays in the journal (`cardsync log DIR UID` lists it, \
-            `cardsync restore DIR UID --seq N` brings it back).
+            with --conflict: newest (default), local, remote, or keep-both (as newest, and the \
+            losing edit becomes a new contact). A losing version is never lost: it stays in the \
+            journal (`cardsync log DIR UID` lists it, `cardsync restore DIR UID --seq N` brings \
+            it back).
+
+            newest: an edit wins over a deletion made without it (the contact comes back on \
+            the side that deleted it, reported as a conflict); between two edits, the cards' REV decides when \
+            they differ, else the edit made last; when neither tells, the server's version. An \
+            edit is dated when it was made, not when a sync noticed it: a file another program \
+            changed by its modification time (no earlier than the previous scan of the folder, \
+            no later than now), an edit made with cardsync by its time. That time travels with \
+            the contact to the server, so every book compares the same times. local and remote \
+            pick that side's version, a deletion included; keep-both keeps the edit of an edit \
+            and a deletion. --dry-run shows both versions' times for every conflict and the \
+            one the policy picks.
 
             The remote is --remote URL, else the one set with `cardsync remote DIR set URL`, \
             else the embedded endpoint: a `cardsync serve` data folder \
@@ -47,10 +58,10 @@ struct SyncCommand: AsyncParsableCommand {
                                valueName: "url"))
     var remote: String?
 
-    @Option(help: "Who wins when a contact changed on both sides: newest, local, remote or keep-both.")
+    @Option(help: "Who wins when a contact changed on both sides: newest (an edit over a deletion, else REV, else the edit made last), local, remote or keep-both.")
     var conflict: ConflictChoice = .newest
 
-    @Flag(help: "Print the plan (per side: added, updated, deleted, conflicts, by name) and change nothing.")
+    @Flag(help: "Print the plan (per side: added, updated, deleted, by name; each conflict with both versions' times and the one the policy picks) and change nothing.")
     var dryRun = false
 
     @Flag(help: "Sync even when one side became empty and the sync would delete all contacts on the other.")
@@ -183,6 +194,9 @@ enum SyncSummary {
             if let kept = conflict.keptAs { line += "; the other is kept as contact \(kept)" }
             if !conflict.removedRevisions.isEmpty { line += "; \(conflict.removedRevisions.count) conflicting server revision(s) removed" }
             Swift.print(line)
+            if let local = conflict.local, let remote = conflict.remote {
+                Swift.print("      here: \(describe(local)); on the server: \(describe(remote))")
+            }
         }
         if !report.conflicts.isEmpty && !report.isDryRun {
             Swift.print("    losing versions are in the journal: `cardsync log \(book) UID`, then `cardsync restore \(book) UID --seq N`")
@@ -202,6 +216,14 @@ enum SyncSummary {
             }
         }
         Swift.print("  \(report.localCount) contacts in the book\(report.requests.map { "; \($0) requests" } ?? "")")
+    }
+
+    /// One side of a conflict: `edited 2026-11-22T05:09:44.123Z, REV 20261122T050944Z`, `deleted …`.
+    static func describe(_ version: SyncReport.Conflict.Version) -> String {
+        var text = version.isDeletion ? "deleted" : "edited"
+        text += version.editTime.map { " \($0)" } ?? " (time unknown)"
+        if let revision = version.revision { text += ", REV \(revision)" }
+        return text
     }
 
     /// A group of contacts with identical content, by name: `Ada Lovelace = Ada King`, or, when
@@ -239,6 +261,20 @@ struct SyncOutput: Encodable {
         var reason: String
         var keptAs: String?
         var removedRevisions: [String]
+        var local: Version?
+        var remote: Version?
+    }
+    /// One side of a conflict.
+    struct Version: Encodable {
+        var deleted: Bool
+        var edited: String?
+        var rev: String?
+
+        init(_ version: SyncReport.Conflict.Version) {
+            deleted = version.isDeletion
+            edited = version.editTime
+            rev = version.revision
+        }
     }
     struct Problem: Encodable {
         var subject: String
@@ -282,7 +318,8 @@ struct SyncOutput: Encodable {
         pulled = report.pulled.map { Change(uid: $0.uid, name: $0.name, change: $0.kind.rawValue) }
         pushed = report.pushed.map { Change(uid: $0.uid, name: $0.name, change: $0.kind.rawValue) }
         conflicts = report.conflicts.map {
-            Conflict(uid: $0.uid, name: $0.name, winner: $0.winner.rawValue, reason: $0.reason, keptAs: $0.keptAs, removedRevisions: $0.removedRevisions)
+            Conflict(uid: $0.uid, name: $0.name, winner: $0.winner.rawValue, reason: $0.reason, keptAs: $0.keptAs,
+                     removedRevisions: $0.removedRevisions, local: $0.local.map(Version.init), remote: $0.remote.map(Version.init))
         }
         duplicates = report.duplicates
         removedDuplicates = report.removedDuplicates

@@ -27,6 +27,25 @@ import VCardKit
         #expect(decoded.revision == "3-0123456789abcdef0123456789abcdef")
     }
 
+    /// The edit time travels as `edited`; a document without it (an older cardsync, another
+    /// client) is dated by `updated`, as before.
+    @Test func theEditTimeIsEditedElseUpdated() throws {
+        let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada Lovelace\r\nEND:VCARD\r\n"
+        let card = try VCardReader.read(Array(text.utf8), sourceName: "t").cards[0]
+        let written = ContactDocument.document(uid: "ada", bytes: Array(text.utf8), card: card, hash: ContentHash(of: card),
+                                               revision: nil, updated: 1_795_324_184_120, edited: 1_795_300_000_000)
+        #expect(written["edited"]?.stringValue == "2026-11-21T22:26:40.000Z")
+        var document = written
+        document["_rev"] = "1-0123456789abcdef0123456789abcdef"
+        let decoded = try ContactDocument.decode(document)
+        #expect(decoded.edited == 1_795_300_000_000 && decoded.updated == 1_795_324_184_120)
+        #expect(decoded.editTime == 1_795_300_000_000)
+        document["edited"] = nil
+        #expect(try ContactDocument.decode(document).editTime == 1_795_324_184_120)
+        document["updated"] = nil
+        #expect(try ContactDocument.decode(document).editTime == nil)
+    }
+
     @Test func aCardWhoseUIDDisagreesWithItsIDIsRefused() {
         let document: [String: CouchJSON] = ["_id": "contact:ada", "_rev": "1-0123456789abcdef0123456789abcdef",
                                              "vcard": "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:bob\r\nFN:Bob\r\nEND:VCARD\r\n"]
@@ -54,8 +73,8 @@ import VCardKit
         let card = try VCardReader.read(Array(text.utf8), sourceName: "t").cards[0]
         let revision = "2-0123456789abcdef0123456789abcdef"
         let live = ContactDocument.document(uid: "ada", bytes: Array(text.utf8), card: card, hash: ContentHash(of: card),
-                                            revision: revision, updated: 1_795_324_184_120)
-        let tombstone = ContactDocument.tombstone(uid: "ada", revision: revision, updated: 1_795_324_184_120)
+                                            revision: revision, updated: 1_795_324_184_120, edited: 1_795_300_000_000)
+        let tombstone = ContactDocument.tombstone(uid: "ada", revision: revision, updated: 1_795_324_184_120, edited: 1_795_324_184_000)
         func problems(_ document: [String: CouchJSON]) throws -> [String] {
             try SchemaValidator.problems(validating: try CouchJSON.object(document).serialized(), against: "couch-contact.schema.json")
         }

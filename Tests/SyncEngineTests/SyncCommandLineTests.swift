@@ -197,6 +197,59 @@ import TestSupport
                 "\(synced.standardOutput)")
     }
 
+    /// Issue 20: an edit made two hours ago (by its file) but synced after a fresh edit elsewhere
+    /// loses under `newest`; the dry run shows both versions' times and the pick, in text and
+    /// in JSON, and `sync --help` states the rule.
+    @Test func aDryRunShowsBothVersionsTimesAndWhichTheNewestPolicyPicks() throws {
+        let root = try TestPaths.makeTemporaryDirectory("cli-edit-times")
+        let environment = ["CARDSYNC_SERVER_DATA": root.appendingPathComponent("embedded").path]
+        let a = root.appendingPathComponent("a")
+        let b = root.appendingPathComponent("b")
+        #expect(try run(["init", a.path]).status == 0)
+        #expect(try run(["init", b.path]).status == 0)
+        try a.write(card("ada", "Ada Lovelace", email: "ada@example.com"), to: "ada.vcf")
+        #expect(try run(["sync", a.path], environment).status == 0)
+        #expect(try run(["sync", b.path], environment).status == 0)
+        // A's edit, its file dated two hours ago (`touch -d '2 hours ago'`); then B's, synced first.
+        try a.write(card("ada", "Ada Lovelace", email: "ada@example.com", note: "from A"), to: "ada.vcf")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)],
+                                              ofItemAtPath: a.appendingPathComponent("ada.vcf").path)
+        try b.write(card("ada", "Ada Lovelace", email: "ada@example.com", note: "from B"), to: "ada.vcf")
+        #expect(try run(["sync", b.path], environment).status == 0)
+
+        let text = try run(["sync", a.path, "--dry-run"], environment)
+        #expect(text.status == 0, "\(text.standardError)")
+        let lines = text.standardOutput.split(separator: "\n").map(String.init)
+        let index = try #require(lines.firstIndex { $0.contains("Ada Lovelace: the server's version would win (edited on the server more recently)") },
+                                 "\(text.standardOutput)")
+        let times = lines[index + 1]
+        #expect(times.hasPrefix("      here: edited 20") && times.contains("; on the server: edited 20"), "\(times)")
+
+        let json = try run(["sync", a.path, "--dry-run", "--format", "json"], environment)
+        #expect(json.status == 0, "\(json.standardError)")
+        try expectSchemaValid(json, "sync")
+        let output = try #require(try JSONSerialization.jsonObject(with: json.outputBytes) as? [String: Any])
+        let conflict = try #require((output["conflicts"] as? [[String: Any]])?.first, "\(json.standardOutput)")
+        let local = try #require(conflict["local"] as? [String: Any])
+        let remote = try #require(conflict["remote"] as? [String: Any])
+        #expect(conflict["winner"] as? String == "remote")
+        #expect(local["deleted"] as? Bool == false && remote["deleted"] as? Bool == false)
+        let localTime = try #require(local["edited"] as? String)
+        let remoteTime = try #require(remote["edited"] as? String)
+        #expect(localTime < remoteTime && times.contains(localTime) && times.contains(remoteTime))
+
+        let synced = try run(["sync", a.path], environment)
+        #expect(synced.status == 0 && synced.standardOutput.contains("conflicts: 1"), "\(synced.standardOutput)")
+        #expect(try a.read("ada.vcf").contains("from B"))
+        #expect(try run(["sync", b.path], environment).status == 0)
+        #expect(try b.read("ada.vcf").contains("from B"))
+
+        let help = try run(["sync", "--help"])
+        let words = help.standardOutput.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+        #expect(words.contains("an edit wins over a deletion"), "\(help.standardOutput)")
+        #expect(words.contains("else the edit made last"), "\(help.standardOutput)")
+    }
+
     @Test func exitStatusesSayWhatWentWrong() throws {
         let root = try TestPaths.makeTemporaryDirectory("cli-exit")
         let a = root.appendingPathComponent("a")

@@ -238,6 +238,7 @@ extension AddressBook {
         let stamps = index.stamps
         var (rebuilt, _) = try Self.loadIndex(journalPath: journalPath, snapshotPath: "/nonexistent", repairHint: repairHint)
         rebuilt.stamps = stamps
+        rebuilt.lastScan = index.lastScan
         rebuilt.lastSequence = max(rebuilt.lastSequence, index.lastSequence)
         index = rebuilt
         try saveSnapshot()

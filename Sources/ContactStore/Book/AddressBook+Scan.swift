@@ -85,7 +85,11 @@ extension AddressBook {
     ///
     /// A file whose size, modification and change times and inode match what was recorded is
     /// not read; any other file is read and its cards hashed, so a file that was only touched
-    /// records nothing. Each card of a file is a contact of its own. Cards are matched to
+    /// records nothing. Each card of a file is a contact of its own. A new or changed card is
+    /// dated by its file's modification time, bounded by the previous scan (or the time its
+    /// previous version was recorded) and now, so that a clock set ahead or a copied old file
+    /// cannot date an edit outside the time it can have been made in
+    /// (``JournalEvent/edited``). Cards are matched to
     /// contacts by UID; a card without UID keeps the UID cardsync generated for it (matched by
     /// content, then by position in its file). A contact found in another file is a rename. A
     /// file that cannot be read is reported and its contacts are left as they were.
@@ -104,6 +108,8 @@ extension AddressBook {
                                                 message: "the file name is not UTF-8; rename the file to read it"))
         }
         let now = POSIX.now()
+        let scanTime = clock.now()
+        let previousScan = index.lastScan
         var present: Set<String> = []
         var toRead: [String] = []
         for name in listing.names where SafeFileName.isContactFile(name) {
@@ -126,25 +132,35 @@ extension AddressBook {
         var withText: Set<ContentHash> = []
         var newStamps: [String: FileStamp] = [:]
 
-        func event(_ operation: JournalEvent.Operation, uid: String, generated: Bool, file: String, card: ScannedCard,
+        /// When the card in `file` was made: its modification time, no earlier than the previous
+        /// scan and the previous version, no later than now.
+        func editTime(_ file: ScannedFile, previous: ContactRecord?) -> Int64 {
+            let earliest = max(0, previousScan, previous?.modified ?? 0)
+            let modified = file.stamp.map { $0.modified / 1_000_000 } ?? scanTime
+            return min(max(modified, earliest), scanTime)
+        }
+        func event(_ operation: JournalEvent.Operation, uid: String, generated: Bool, file: ScannedFile, card: ScannedCard,
                    previous: ContactRecord?) -> JournalEvent {
             var includeText = false
             if index.cardOffsets[card.hash] == nil, !withText.contains(card.hash) {
                 includeText = true
                 withText.insert(card.hash)
             }
-            return JournalEvent(operation: operation, uid: uid, file: file, hash: card.hash, previousHash: previous?.hash,
-                                source: .folder, name: card.name, card: includeText ? card.bytes : nil, isGeneratedUID: generated,
-                                previousFile: previous.flatMap { $0.file != file ? $0.file : nil })
+            var event = JournalEvent(operation: operation, uid: uid, file: file.name, hash: card.hash, previousHash: previous?.hash,
+                                     source: .folder, name: card.name, card: includeText ? card.bytes : nil, isGeneratedUID: generated,
+                                     previousFile: previous.flatMap { $0.file != file.name ? $0.file : nil })
+            // Content unchanged (a rename): the version is as old as it was.
+            event.edited = previous.flatMap { $0.hash == card.hash ? $0.editTime : nil } ?? editTime(file, previous: previous)
+            return event
         }
-        func emit(uid: String, generated: Bool, existing: ContactRecord?, file: String, card: ScannedCard) {
-            claimed[uid] = file
+        func emit(uid: String, generated: Bool, existing: ContactRecord?, file: ScannedFile, card: ScannedCard) {
+            claimed[uid] = file.name
             guard let existing else {
                 pending.append(event(.add, uid: uid, generated: generated, file: file, card: card, previous: nil))
                 return
             }
-            if existing.file == file && existing.hash == card.hash && existing.isGeneratedUID == generated { return }
-            let operation: JournalEvent.Operation = existing.hash == card.hash && existing.file != file ? .rename : .update
+            if existing.file == file.name && existing.hash == card.hash && existing.isGeneratedUID == generated { return }
+            let operation: JournalEvent.Operation = existing.hash == card.hash && existing.file != file.name ? .rename : .update
             pending.append(event(operation, uid: uid, generated: generated, file: file, card: card, previous: existing))
         }
 
@@ -192,7 +208,7 @@ extension AddressBook {
                                 message: "UID \(uid) is also used by a card in \(owner); this card is not tracked until one of them gets another UID"))
                         } else if let existing = index.live(uid) {
                             if existing.file == file.name || pool.contains(uid) {
-                                emit(uid: uid, generated: false, existing: existing, file: file.name, card: card)
+                                emit(uid: uid, generated: false, existing: existing, file: file, card: card)
                             } else {
                                 trackable = false
                                 report.problems.append(StoreProblem(
@@ -200,7 +216,7 @@ extension AddressBook {
                                     message: "UID \(uid) is also used by \(existing.file); this card is not tracked until one of them gets another UID"))
                             }
                         } else {
-                            emit(uid: uid, generated: false, existing: nil, file: file.name, card: card)
+                            emit(uid: uid, generated: false, existing: nil, file: file, card: card)
                         }
                     } else {
                         let sameFile = oldUIDs.compactMap { index.live($0) }.filter { $0.isGeneratedUID && claimed[$0.uid] == nil }
@@ -208,9 +224,9 @@ extension AddressBook {
                             ?? generatedByHash[card.hash]?.lazy.compactMap { self.index.live($0) }.first { claimed[$0.uid] == nil }
                             ?? sameFile.first
                         if let match {
-                            emit(uid: match.uid, generated: true, existing: match, file: file.name, card: card)
+                            emit(uid: match.uid, generated: true, existing: match, file: file, card: card)
                         } else {
-                            emit(uid: UUID().uuidString.lowercased(), generated: true, existing: nil, file: file.name, card: card)
+                            emit(uid: UUID().uuidString.lowercased(), generated: true, existing: nil, file: file, card: card)
                         }
                     }
                 }
@@ -228,6 +244,7 @@ extension AddressBook {
         }
         report.events.append(contentsOf: try await record(pending, synchronize: false).map(\.withoutCard))
         try await journal.synchronize()
+        index.lastScan = scanTime
         for file in goneFiles where index.uidsByFile[file] == nil { index.stamps[file] = nil }
         for (file, stamp) in newStamps where index.uidsByFile[file] != nil {
             index.stamps[file] = stamp

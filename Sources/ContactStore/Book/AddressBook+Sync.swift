@@ -38,15 +38,20 @@ public struct RemoteVersion: Sendable {
     public var isGeneratedUID: Bool
     /// The document revision.
     public var revision: String
+    /// When the version was made (milliseconds since 1970), when the document says; recorded as
+    /// the journal event's ``JournalEvent/edited``.
+    public var edited: Int64?
 
     /// A remote version.
-    public init(uid: String, bytes: [UInt8], hash: ContentHash, name: String?, isGeneratedUID: Bool, revision: String) {
+    public init(uid: String, bytes: [UInt8], hash: ContentHash, name: String?, isGeneratedUID: Bool, revision: String,
+                edited: Int64? = nil) {
         self.uid = uid
         self.bytes = bytes
         self.hash = hash
         self.name = name
         self.isGeneratedUID = isGeneratedUID
         self.revision = revision
+        self.edited = edited
     }
 }
 
@@ -118,6 +123,20 @@ extension AddressBook {
         try await record([.checkpoint(remote: remote, position: "")])
         index.syncStates[remote] = nil
         index.checkpoints[remote] = nil
+    }
+
+    /// Whether contact `uid` held the version with content `hash` in this book at some time: its
+    /// current or last version, or the version whose text the journal keeps under its UID.
+    ///
+    /// A sync uses it to tell the server's copy of a version this book already had (its own
+    /// push whose answer was lost, then a local deletion) from an edit made elsewhere. A version
+    /// whose text the journal keeps under another contact's UID (same content) is not
+    /// recognised: the answer is then `false`, and the edit is treated as new.
+    public func hasHeld(_ hash: ContentHash, uid: String) -> Bool {
+        guard let record = index.records[uid] else { return false }
+        if record.hash == hash || record.lastHash == hash { return true }
+        guard let offset = index.cardOffsets[hash], let event = try? readEvent(at: offset) else { return false }
+        return event.uid == uid
     }
 
     /// The live contacts with these UIDs, read from their files (missing ones are left out),
@@ -227,6 +246,7 @@ extension AddressBook {
                                              previousHash: existing?.hash, source: .remote, name: version.name,
                                              card: cardText(version.hash, version.bytes), isGeneratedUID: version.isGeneratedUID)
                     event.previousFile = previousFile
+                    event.edited = version.edited
                     contentEvents.append(event)
                 }
                 syncEvents.append(.synced(uid: version.uid, file: file, remote: remote, revision: version.revision, hash: version.hash,

@@ -34,12 +34,16 @@ public actor AddressBook {
         public var addsMissingUIDs: Bool
         /// How long to wait for another process that has the book open.
         public var lockTimeout: Duration
+        /// The clock that dates journal events and bounds the time of outside edits.
+        public var clock: WallClock
 
         /// Creates options.
-        public init(scans: Bool = true, addsMissingUIDs: Bool = false, lockTimeout: Duration = .seconds(10)) {
+        public init(scans: Bool = true, addsMissingUIDs: Bool = false, lockTimeout: Duration = .seconds(10),
+                    clock: WallClock = .system) {
             self.scans = scans
             self.addsMissingUIDs = addsMissingUIDs
             self.lockTimeout = lockTimeout
+            self.clock = clock
         }
     }
 
@@ -47,6 +51,8 @@ public actor AddressBook {
     public nonisolated let directory: String
     /// The `.cardsync` folder inside it.
     nonisolated let metaDirectory: String
+    /// The clock that dates the book's journal events (``OpenOptions/clock``).
+    public nonisolated let clock: WallClock
     let journal: Journal
     var index: BookIndex
     let logger: Logger
@@ -151,6 +157,7 @@ public actor AddressBook {
         }
         self.directory = directory
         self.metaDirectory = meta
+        self.clock = options.clock
         self.logger = logger
         self.lockDescriptor = try Self.lock(meta + "/" + Self.lockName, timeout: options.lockTimeout, directory: directory)
         var notes: [String] = []
@@ -162,7 +169,9 @@ public actor AddressBook {
             if rebuilt && index.lastSequence > 0 { notes.append("the index was rebuilt from the journal (\(index.journalLines) lines)") }
             self.index = index
             self.indexChanged = rebuilt
-            self.journal = try Journal(path: journalPath, lastSequence: index.lastSequence, lineCount: index.journalLines)
+            let clock = options.clock
+            self.journal = try Journal(path: journalPath, lastSequence: index.lastSequence, lineCount: index.journalLines,
+                                       now: { clock.now() })
             notes.append(contentsOf: Self.removeTemporaryFiles(in: directory))
         } catch {
             flock(lockDescriptor, LOCK_UN)

@@ -26,6 +26,10 @@ struct BookIndex: Sendable {
     var syncStates: [String: [String: RemoteSyncState]] = [:]
     /// For each remote, the changes-feed position applied.
     var checkpoints: [String: String] = [:]
+    /// When the folder was last scanned (by the book's clock, milliseconds since 1970; 0 when
+    /// unknown): an outside edit found later was made after it. Derived, not in the journal: kept
+    /// in the snapshot whenever the index is saved.
+    var lastScan: Int64 = 0
 
     /// The live contacts.
     var liveRecords: [ContactRecord] { records.values.filter { !$0.isDeleted } }
@@ -73,6 +77,7 @@ struct BookIndex: Sendable {
         record.file = event.file
         record.sequence = event.sequence
         record.modified = event.timestamp
+        record.edited = event.edited
         if let name = event.name { record.name = name }
         records[event.uid] = record
         if !record.isDeleted { addLive(record) }

@@ -19,8 +19,17 @@ public struct ContactRecord: Sendable, Hashable {
     public var createdSequence: Int
     /// The sequence number of the contact's latest event.
     public var sequence: Int
-    /// When the contact last changed (its latest event that changed it), in milliseconds since 1970.
+    /// When the contact last changed (its latest event that changed it was recorded), in
+    /// milliseconds since 1970.
     public var modified: Int64 = 0
+    /// When the current version was made, when the journal knows it apart from ``modified``
+    /// (``JournalEvent/edited``: an outside edit's file modification time, a remote document's
+    /// edit time); `nil` when the version was made as it was recorded.
+    public var edited: Int64?
+
+    /// When the current version (or the deletion) was made, in milliseconds since 1970:
+    /// ``edited``, else ``modified``. What `--conflict newest` compares.
+    public var editTime: Int64 { edited ?? modified }
 
     /// Whether the contact was deleted.
     public var isDeleted: Bool { hash == nil }

@@ -8,7 +8,7 @@ import VCardKit
 /// (missing, damaged, stale, or the journal was compacted) the index is rebuilt from the journal.
 /// The format is private to cardsync and may change between versions: it is derived data.
 enum IndexSnapshot {
-    private static let magic = Array("CSIDX003".utf8)
+    private static let magic = Array("CSIDX004".utf8)
 
     /// The snapshot's bytes.
     static func encode(_ index: BookIndex) -> [UInt8] {
@@ -26,6 +26,7 @@ enum IndexSnapshot {
         out.int(index.journalSize)
         out.int(Int64(index.journalLines))
         out.int(Int64(index.lastSequence))
+        out.int(index.lastScan)
         out.int(Int64(index.records.count))
         for record in index.records.values {
             out.flushIfFull(emit)
@@ -35,6 +36,7 @@ enum IndexSnapshot {
             if record.hash != nil { flags |= 2 }
             if record.lastHash != nil { flags |= 4 }
             if record.name != nil { flags |= 8 }
+            if record.edited != nil { flags |= 16 }
             out.bytes.append(flags)
             if let hash = record.hash { out.hash(hash) }
             if let hash = record.lastHash { out.hash(hash) }
@@ -42,6 +44,7 @@ enum IndexSnapshot {
             out.int(Int64(record.createdSequence))
             out.int(Int64(record.sequence))
             out.int(record.modified)
+            if let edited = record.edited { out.int(edited) }
         }
         out.int(Int64(index.stamps.count))
         for (file, stamp) in index.stamps {
@@ -88,7 +91,9 @@ enum IndexSnapshot {
         guard let stored = trailer.int(), UInt32(truncatingIfNeeded: stored) == CRC32.checksum(body) else { return nil }
         var input = ByteReader(bytes: bytes, position: magic.count)
         var index = BookIndex()
-        guard let size = input.int(), let lines = input.int(), let sequence = input.int(), let count = input.int() else { return nil }
+        guard let size = input.int(), let lines = input.int(), let sequence = input.int(), let lastScan = input.int(),
+              let count = input.int() else { return nil }
+        index.lastScan = lastScan
         index.journalSize = size
         index.journalLines = Int(lines)
         index.lastSequence = Int(sequence)
@@ -104,6 +109,7 @@ enum IndexSnapshot {
             record.createdSequence = Int(created)
             record.sequence = Int(last)
             record.modified = modified
+            if flags & 16 != 0 { guard let edited = input.int() else { return nil }; record.edited = edited }
             index.records[uid] = record
             if let hash = record.hash {
                 index.uidsByFile[file, default: []].append(uid)

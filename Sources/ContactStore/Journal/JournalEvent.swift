@@ -64,6 +64,12 @@ public struct JournalEvent: Sendable, Hashable {
     public var sequence: Int
     /// When the event was recorded, in milliseconds since 1970 (UTC).
     public var timestamp: Int64
+    /// When the version this event brings was made, in milliseconds since 1970 (UTC), when that
+    /// is not ``timestamp``: for an edit another program made in the folder, the file's
+    /// modification time (bounded by the previous scan and the time the scan found it); for a
+    /// version pulled from a remote, the edit time its document carries. `nil`: the version was
+    /// made when the event was recorded (an edit made through cardsync).
+    public var edited: Int64?
     /// What happened.
     public var operation: Operation
     /// The contact's identity.
@@ -143,4 +149,7 @@ public struct JournalEvent: Sendable, Hashable {
 
     /// The timestamp as `2025-05-01T09:30:00.000Z`.
     public var time: String { Timestamp.format(milliseconds: timestamp) }
+
+    /// When the version was made: ``edited`` when the event has it, else ``timestamp``.
+    public var editTime: Int64 { edited ?? timestamp }
 }

@@ -33,6 +33,7 @@ package enum JournalLine {
         var tail: [UInt8] = []
         tail.reserveCapacity(320)
         if let duplicateOf = event.duplicateOf { appendMember("duplicateOf", string: duplicateOf, to: &tail); tail.append(0x2C) }
+        if let edited = event.edited { appendMember("edited", string: Timestamp.format(milliseconds: edited), to: &tail); tail.append(0x2C) }
         let hasContact = event.operation != .checkpoint
         if hasContact {
             appendMember("file", string: event.file, to: &tail)
@@ -143,6 +144,10 @@ package enum JournalLine {
         event.remote = object.text("remote")
         event.remoteRevision = object.text("rev")
         event.checkpoint = object.text("checkpoint")
+        if let edited = object.text("edited") {
+            guard let milliseconds = Timestamp.parse(edited.utf8) else { throw JournalLineError(reason: "edited \"\(edited)\" is not a UTC timestamp") }
+            event.edited = milliseconds
+        }
         if case .integer(let restored)? = object.value("restoredSeq") { event.restoredSequence = restored }
         if case .boolean(true)? = object.value("generatedUID") { event.isGeneratedUID = true }
         if includingCard {

@@ -122,11 +122,13 @@ private func withAdminClient<Value: Sendable>(_ url: URL, _ body: (CouchClient) 
     }
 }
 
-/// Syncs `book` with `remote` through the engine, over `transport` when given.
+/// Syncs `book` with `remote` through the engine, over `transport` when given, the book opened
+/// with `clock`.
 @discardableResult
 func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false,
           dedupe: Bool = false, reset: Bool = false, batchSize: Int = 500, changesPageSize: Int = 5000, wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
-          retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10))) async throws -> SyncReport {
+          retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10)),
+          clock: WallClock = .system) async throws -> SyncReport {
     let options = SyncOptions(policy: policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
                               changesPageSize: changesPageSize)
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -135,7 +137,7 @@ func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, d
         let transport = wrap?(base) ?? base
         let client = try CouchClient(url: remote.serverURL, transport: transport,
                                      configuration: .init(requestTimeout: .seconds(20), retry: retry))
-        let report = try await AddressBook.withOpen(at: book) { opened in
+        let report = try await AddressBook.withOpen(at: book, options: .init(clock: clock)) { opened in
             try await SyncEngine(book: opened, database: client.database(remote.database), remote: remote.key, options: options).sync()
         }
         try await httpClient.shutdown()
