@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `cardsync` command: routes to one subcommand per job.
 @main
@@ -8,6 +9,10 @@ struct CardSyncCommand: AsyncParsableCommand {
         abstract: "Keep contacts in sync: vCard files, a journal of every version, and a CouchDB-compatible server.",
         discussion: """
         `cardsync --version` prints the version.
+
+        Exit statuses (the same for every command; with --format json a failure is also one \
+        JSON object on standard output, its `error.code` the name below):
+        \(ExitStatus.table)
 
         Examples:
           cardsync validate contacts.vcf
@@ -54,7 +59,38 @@ struct CardSyncCommand: AsyncParsableCommand {
             print(CardSyncVersion.current)
             return
         }
-        await main(arguments)
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            // A wrong command line under `--format json` still answers with one JSON object.
+            let status = exitCode(for: error)
+            if status != .success, Self.asksForJSON(arguments) {
+                let name = arguments.first { !$0.hasPrefix("-") }.flatMap { word in
+                    configuration.subcommands.first { $0.configuration.commandName == word }?.configuration.commandName
+                } ?? "cardsync"
+                let failure = CommandFailure(message: fullMessage(for: error), exitCode: status)
+                StandardError.print(fullMessage(for: error))
+                FailureOutput(command: name, failure: failure).print()
+                Foundation.exit(status.rawValue)
+            }
+            exit(withError: error)
+        }
+        do {
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                var synchronous = command
+                try synchronous.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Whether the command line asks for `--format json`.
+    static func asksForJSON(_ arguments: [String]) -> Bool {
+        zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" } || arguments.contains("--format=json")
     }
 }
 

@@ -57,9 +57,10 @@ struct DiffCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             try await compare()
-        } catch let failure as CommandFailure {
-            StandardError.print("cardsync: error: \(failure.message)")
-            throw failure.exitCode.rawValue == 1 ? ExitCode(2) : failure.exitCode
+        } catch var failure as CommandFailure {
+            // 1 means "the sides differ" here: a failure is never that.
+            if failure.exitCode.rawValue == 1 { failure.exitCode = ExitStatus.diffIncomplete }
+            try await reportingFailures { throw failure }
         }
     }
 
@@ -95,7 +96,7 @@ struct DiffCommand: AsyncParsableCommand {
             try readPath(path)
         }
         let errors = set.diagnostics.filter { $0.severity == .error }
-        for error in errors.prefix(20) { StandardError.print("\(error.location.source):\(error.location.line): error: \(error.message)") }
+        for error in errors.prefix(20) { StandardError.print(TerminalText.escaped("\(error.location.source):\(error.location.line): error: \(error.message)")) }
         if errors.count > 20 { StandardError.print("cardsync: \(errors.count - 20) more errors in \(set.name)") }
         return set
     }
@@ -121,10 +122,11 @@ struct DiffCommand: AsyncParsableCommand {
             default: ExitStatus.unavailable
             }
             if error.code == .connectionRefused || error.code == .unknownHost {
-                throw CommandFailure(message: "cannot reach \(location.key): \(error.underlying ?? error.code.description); check the URL and that the server runs", exitCode: status)
+                throw CommandFailure(message: "cannot reach \(location.key): \(error.underlying ?? error.code.description); check the URL and that the server runs",
+                                     exitCode: status, url: location.urlWithoutPassword)
             }
             let hint = error.code == .tls ? "; if you trust this server, compare with --insecure" : ""
-            throw CommandFailure(message: "\(location.key): \(error.description)\(hint)", exitCode: status)
+            throw CommandFailure(message: "\(location.key): \(error.description)\(hint)", exitCode: status, url: location.urlWithoutPassword)
         }
     }
 

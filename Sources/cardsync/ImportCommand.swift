@@ -59,7 +59,7 @@ struct ImportCommand: AsyncParsableCommand {
                 StandardError.print("\(change.source):\(change.line): warning: UID \(change.original) appears twice in this import; this card was imported as <\(change.assigned)> [uid-reassigned]")
             }
             for problem in report.problems {
-                StandardError.print("\(problem.file)\(problem.line.map { ":\($0)" } ?? ""): error: \(problem.message) [\(problem.code)]")
+                StandardError.print(TerminalText.escaped("\(problem.file)\(problem.line.map { ":\($0)" } ?? ""): error: \(problem.message) [\(problem.code)]"))
             }
             switch format {
             case .text:

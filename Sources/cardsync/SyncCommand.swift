@@ -143,10 +143,11 @@ struct SyncCommand: AsyncParsableCommand {
             case .invalidRemote, .untrustedRemote: ExitStatus.configuration
             default: ExitStatus.unavailable
             }
-            throw CommandFailure(message: error.message, exitCode: status)
+            throw CommandFailure(message: error.message, exitCode: status, url: choice.location.urlWithoutPassword)
         } catch let error as CouchClientError {
             throw CommandFailure(message: "\(choice.location.key): \(error.description)",
-                                 exitCode: error.code == .tls ? ExitStatus.configuration : ExitStatus.unavailable)
+                                 exitCode: error.code == .tls ? ExitStatus.configuration : ExitStatus.unavailable,
+                                 url: choice.location.urlWithoutPassword)
         }
     }
 }

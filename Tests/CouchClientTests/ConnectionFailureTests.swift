@@ -11,38 +11,39 @@ import Testing
 /// A server that is not there is said plainly and at once; only what can heal is retried.
 @Suite("Connection failures")
 struct ConnectionFailureTests {
-    /// The default policy: five attempts with backoff, so a retried failure would take seconds.
+    /// Five attempts with backoff: a retried failure would take over 6 s (0.4 + 0.8 + 1.6 + 3.2).
+    /// The bound checked below is looser than the 2 s the command line is held to
+    /// (FailureReportingTests): in-process tests share the cooperative threads with tests that
+    /// block them while they wait for child processes.
     let patient = CouchClient.Configuration(retry: RetryPolicy(maximumAttempts: 5, initialDelay: .milliseconds(400)))
 
     @Test func aRefusedConnectionIsNamedPlainlyAndNotRetried() async throws {
         let port = try closedLoopbackPort()
-        let started = ContinuousClock.now
-        let error = await #expect(throws: CouchClientError.self) {
-            try await withCouchClient(url: URL(string: "http://127.0.0.1:\(port)")!, configuration: patient) { client in
-                _ = try await client.serverInfo()
-            }
+        // Timed from the request to its answer (not the client's start-up and shut-down).
+        let (error, elapsed) = try await withCouchClient(url: URL(string: "http://127.0.0.1:\(port)")!, configuration: patient) { client in
+            let started = ContinuousClock.now
+            let error = await #expect(throws: CouchClientError.self) { _ = try await client.serverInfo() }
+            return (error, ContinuousClock.now - started)
         }
-        let elapsed = ContinuousClock.now - started
         #expect(error?.code == .connectionRefused)
         #expect(error?.attempts == 1)
         #expect(error?.isTransient == false)
         #expect(error?.underlying == "nothing is listening on 127.0.0.1:\(port)")
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
         let text = String(describing: error)
         #expect(!text.contains("reset") && !text.contains("errno"), "\(text)")
     }
 
     @Test func anUnknownHostIsNamedPlainlyAndNotRetried() async throws {
-        let started = ContinuousClock.now
-        let error = await #expect(throws: CouchClientError.self) {
-            try await withCouchClient(url: URL(string: "http://cardsync-no-such-host.invalid:5984")!, configuration: patient) { client in
-                _ = try await client.serverInfo()
-            }
+        let (error, elapsed) = try await withCouchClient(url: URL(string: "http://cardsync-no-such-host.invalid:5984")!, configuration: patient) { client in
+            let started = ContinuousClock.now
+            let error = await #expect(throws: CouchClientError.self) { _ = try await client.serverInfo() }
+            return (error, ContinuousClock.now - started)
         }
         #expect(error?.code == .unknownHost)
         #expect(error?.attempts == 1)
         #expect(error?.underlying?.contains("cardsync-no-such-host.invalid is not known") == true, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
     }
 
     @Test func aServerThatAnsweredAndThenRefusesIsRetriedAsARestart() async throws {

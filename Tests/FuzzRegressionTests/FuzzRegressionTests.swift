@@ -21,13 +21,18 @@ private let savedFindings: [FuzzInput] = {
     }
 }()
 
-/// The fuzz seeds: the vCard files of `Samples/`, and every file of the shared corpus, by the
+/// The fuzz seeds: the vCard, jCard (`Samples/formats/*.json`) and xCard files of `Samples/`, and every file of the shared corpus, by the
 /// format INDEX.tsv gives it.
 private let seeds: [FuzzInput] = {
     let enumerator = FileManager.default.enumerator(at: TestPaths.samples, includingPropertiesForKeys: nil)
     var inputs: [FuzzInput] = []
     while let url = enumerator?.nextObject() as? URL {
-        if url.pathExtension == "vcf" { inputs.append(FuzzInput(target: .vcard, url: url)) }
+        switch url.pathExtension {
+        case "vcf": inputs.append(FuzzInput(target: .vcard, url: url))
+        case "json" where url.path.contains("/formats/"): inputs.append(FuzzInput(target: .jcard, url: url))
+        case "xml": inputs.append(FuzzInput(target: .xcard, url: url))
+        default: break
+        }
     }
     for entry in CorpusIndex.entries {
         let target: FuzzTarget = switch entry.version {

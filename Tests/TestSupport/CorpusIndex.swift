@@ -1,4 +1,5 @@
 public import Foundation
+public import Testing
 
 /// One row of `../shared/corpus/INDEX.tsv`.
 public struct CorpusEntry: Sendable, Hashable, CustomStringConvertible {
@@ -44,4 +45,12 @@ public enum CorpusIndex {
 
     /// Whether the corpus was found.
     public static var isAvailable: Bool { !entries.isEmpty }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only when `../shared/corpus` is there, and says why it is skipped otherwise.
+    public static var needsSharedCorpus: Self {
+        .enabled(if: CorpusIndex.isAvailable,
+                 "needs the real-world corpus in ../shared/corpus beside the repository (or CARDSYNC_SHARED); it is absent")
+    }
 }

@@ -16,7 +16,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: textEntries)
+    @Test(.needsSharedCorpus, arguments: textEntries)
     func readsWithTheOutcomeTheIndexStates(_ entry: CorpusEntry) throws {
         let bytes = try Array(Data(contentsOf: entry.url))
         let result = try VCardReader.read(bytes, sourceName: entry.path)
@@ -36,7 +36,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: jCardEntries)
+    @Test(.needsSharedCorpus, arguments: jCardEntries)
     func readsJCardFilesWithTheOutcomeTheIndexStates(_ entry: CorpusEntry) throws {
         let result = try JCardReader.read(Array(Data(contentsOf: entry.url)), sourceName: entry.path)
         let errors = result.diagnostics.filter { $0.severity == .error }
@@ -56,17 +56,17 @@ import TestSupport
         }
     }
 
-    @Test(arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
+    @Test(.needsSharedCorpus, arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
     func convertsToJCardAndBackWithoutLoss(_ entry: CorpusEntry) throws {
         try RoundTripChecks.convertsThroughJCardWithoutLoss(Array(Data(contentsOf: entry.url)), sourceName: entry.path)
     }
 
-    @Test(arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
+    @Test(.needsSharedCorpus, arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
     func writesUneditedCardsBackByteForByte(_ entry: CorpusEntry) throws {
         try RoundTripChecks.writesBackByteForByte(Array(Data(contentsOf: entry.url)), sourceName: entry.path)
     }
 
-    @Test(arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
+    @Test(.needsSharedCorpus, arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
     func convertsBetweenVersionsWithoutLoss(_ entry: CorpusEntry) throws {
         try RoundTripChecks.convertsWithoutLoss(Array(Data(contentsOf: entry.url)), sourceName: entry.path)
     }

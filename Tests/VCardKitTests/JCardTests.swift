@@ -6,7 +6,57 @@ import TestSupport
 /// jCard (RFC 7095): the RFC's example reads as the RFC says, values move between jCard's
 /// extended forms and vCard's basic ones, and broken JSON is reported with its position.
 @Suite struct JCardTests {
-    @Test func readsTheRFC7095Example() throws {
+    /// A jCard of our own with the extended forms RFC 7095 gives dates, offsets, structured
+    /// values and URIs.
+    static let fullJCard = #"""
+    ["vcard",
+      [
+        ["version", {}, "text", "4.0"],
+        ["fn", {}, "text", "Marguerite Tremblay"],
+        ["n", {}, "text", ["Tremblay", "Marguerite", "", "Dr.", ["Ph.D.", "P.Eng."]]],
+        ["bday", {}, "date-and-or-time", "--09-17"],
+        ["anniversary", {}, "date-and-or-time", "2011-05-21T16:00:00-04:00"],
+        ["gender", {}, "text", "F"],
+        ["lang", {"pref": "1"}, "language-tag", "fr"],
+        ["lang", {"pref": "2"}, "language-tag", "en"],
+        ["org", {"type": "work"}, "text", "Laboratoire Boréal"],
+        ["adr", {"type": "work"}, "text", ["", "Bureau 12", "410 rue des Érables", "Sherbrooke", "QC", "J1H 4A7", "Canada"]],
+        ["tel", {"type": ["work", "voice"], "pref": "1"}, "uri", "tel:+1-819-555-0142;ext=7"],
+        ["tel", {"type": ["cell", "text"]}, "uri", "tel:+1-819-555-0199"],
+        ["email", {"type": "work"}, "text", "m.tremblay@boreal.example"],
+        ["tz", {}, "utc-offset", "-05:00"],
+        ["url", {"type": "home"}, "uri", "https://tremblay.example"]
+      ]
+    ]
+    """#
+
+    @Test func readsAFullJCard() throws {
+        let result = try JCardReader.read(Array(Self.fullJCard.utf8), sourceName: "full.json")
+        #expect(result.diagnostics == [])
+        let card = try #require(result.cards.first)
+        #expect(card.version == .v4_0)
+        #expect(card.formattedName == "Marguerite Tremblay")
+        #expect(card.structuredName == StructuredName(family: ["Tremblay"], given: ["Marguerite"], prefixes: ["Dr."], suffixes: ["Ph.D.", "P.Eng."]))
+        #expect(card.first("BDAY")?.rawValue == "--0917")
+        #expect(card.first("ANNIVERSARY")?.rawValue == "20110521T160000-0400")
+        #expect(card.all("LANG").map(\.rawValue) == ["fr", "en"])
+        #expect(card.all("LANG").map(\.preference) == [1, 2])
+        #expect(card.organization == ["Laboratoire Boréal"])
+        #expect(card.addresses.first?.extended == ["Bureau 12"])
+        #expect(card.addresses.first?.street == ["410 rue des Érables"])
+        let tel = try #require(card.telephones.first)
+        #expect(tel.rawValue == "tel:+1-819-555-0142;ext=7")
+        #expect(tel.types == ["work", "voice"])
+        #expect(tel.preference == 1)
+        #expect(tel.parameter("VALUE")?.values == ["uri"])
+        #expect(card.telephones.last?.types == ["cell", "text"])
+        #expect(card.first("TZ")?.rawValue == "-0500")
+        #expect(card.first("TZ")?.parameter("VALUE")?.values == ["utc-offset"])
+        #expect(card.urls == ["https://tremblay.example"])
+    }
+
+    @Test(.needsSharedCorpus)
+    func readsTheRFC7095Example() throws {
         let url = TestPaths.corpus.appendingPathComponent("ezvcard/jcard-example.json")
         let result = try JCardReader.read(Array(Data(contentsOf: url)), sourceName: "jcard-example.json")
         #expect(result.diagnostics == [])

@@ -42,7 +42,7 @@ import TestSupport
         return true
     }
 
-    @Test func readsEveryPlainCardOfTheCorpusAsTheFullReaderDoes() throws {
+    @Test(.needsSharedCorpus) func readsEveryPlainCardOfTheCorpusAsTheFullReaderDoes() throws {
         var taken = 0, total = 0
         for entry in CorpusIndex.entries where entry.isVCardText {
             let bytes = try Array(Data(contentsOf: entry.url))

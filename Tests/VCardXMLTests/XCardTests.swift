@@ -17,7 +17,7 @@ import VCardKit
         Result { () throws(VCardError) in try XCardSchema(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Schemas/\(name)").path) }
     }
 
-    @Test(arguments: readableText)
+    @Test(.needsSharedCorpus, arguments: readableText)
     func corpusCardsGoThroughXCardWithoutLossAndValidate(_ entry: CorpusEntry) throws {
         let cards = try VCardReader.read(Array(Data(contentsOf: entry.url)), sourceName: entry.path).cards
         let xml = XCardWriter().bytes(for: cards)
@@ -43,7 +43,36 @@ import VCardKit
         #expect(try Self.rfcSchema.get().validate(xml) == [])
     }
 
-    @Test func readsTheRFC6351Example() throws {
+    @Test func readsAFullXCardDocument() throws {
+        let url = TestPaths.fixtures("VCardXMLTests").appendingPathComponent("xcard-full.xml")
+        let result = try XCardReader.read(Array(Data(contentsOf: url)), sourceName: "xcard-full.xml")
+        #expect(result.diagnostics == [])
+        let card = try #require(result.cards.first)
+        #expect(card.formattedName == "Marguerite Tremblay")
+        #expect(card.structuredName == StructuredName(family: ["Tremblay"], given: ["Marguerite"], prefixes: ["Dr."], suffixes: ["Ph.D.", "P.Eng."]))
+        #expect(card.birthday == VCardDateAndOrTime(month: 9, day: 17))
+        #expect(card.first("ANNIVERSARY")?.rawValue == "20110521T1600-0400")
+        #expect(card.first("GENDER")?.components.first == ["F"])
+        #expect(card.all("LANG").map(\.rawValue) == ["fr", "en"])
+        #expect(card.all("LANG").map(\.preference) == [1, 2])
+        #expect(card.organization == ["Laboratoire Boréal"])
+        let address = try #require(card.addresses.first)
+        #expect(address.street == ["410 rue des Érables, bureau 12"])
+        #expect(address.locality == ["Sherbrooke"])
+        #expect(address.label?.hasPrefix("Marguerite Tremblay\n410 rue des Érables") == true)
+        #expect(card.telephones.first?.rawValue == "tel:+1-819-555-0142;ext=7")
+        #expect(card.telephones.first?.parameter("VALUE")?.values == ["uri"])
+        #expect(card.telephones.first?.preference == 1)
+        #expect(card.telephones.last?.types == ["cell", "text"])
+        #expect(card.emailAddresses == ["m.tremblay@boreal.example"])
+        #expect(card.first("KEY")?.rawValue == "https://boreal.example/keys/tremblay.asc")
+        #expect(card.first("TZ")?.rawValue == "America/Toronto")
+        #expect(card.urls == ["https://tremblay.example"])
+        #expect(card.first("GEO")?.rawValue == "geo:45.4010,-71.8929")
+    }
+
+    @Test(.needsSharedCorpus)
+    func readsTheRFC6351Example() throws {
         let url = TestPaths.corpus.appendingPathComponent("ezvcard/rfc6351-example.xml")
         let result = try XCardReader.read(Array(Data(contentsOf: url)), sourceName: "rfc6351-example.xml")
         #expect(result.diagnostics == [])

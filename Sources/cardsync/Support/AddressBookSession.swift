@@ -85,7 +85,7 @@ enum BookSession {
     static func printProblems(_ problems: [StoreProblem], directory: String) {
         for problem in problems {
             let location = directory + "/" + problem.file
-            StandardError.print("\(location)\(problem.line.map { ":\($0)" } ?? ""): warning: \(problem.message) [\(problem.code)]")
+            StandardError.print(TerminalText.escaped("\(location)\(problem.line.map { ":\($0)" } ?? ""): warning: \(problem.message) [\(problem.code)]"))
         }
     }
 
@@ -112,6 +112,6 @@ extension CommandFailure {
         case .io: status = ExitStatus.ioError
         default: status = ExitCode.failure
         }
-        self.init(message: error.description, exitCode: status)
+        self.init(message: error.description, exitCode: status, path: error.path)
     }
 }

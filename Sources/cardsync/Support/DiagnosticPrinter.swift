@@ -38,7 +38,7 @@ struct DiagnosticPrinter {
         for (index, diagnostic) in diagnostics.enumerated() {
             let severity = diagnostic.severity.rawValue
             let painted = usesColor ? (diagnostic.severity == .error ? "\u{1B}[1;31m\(severity)\u{1B}[0m" : "\u{1B}[1;35m\(severity)\u{1B}[0m") : severity
-            out += "\(diagnostic.location): \(painted): \(diagnostic.message) [\(diagnostic.code)]\n"
+            out += "\(TerminalText.escaped(diagnostic.location.description)): \(painted): \(TerminalText.escaped(diagnostic.message)) [\(diagnostic.code)]\n"
             if index < snippetLimit, let text = lines[diagnostic.location.line] {
                 let number = String(diagnostic.location.line)
                 let gutter = String(repeating: " ", count: number.count)

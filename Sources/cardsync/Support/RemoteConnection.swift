@@ -26,7 +26,13 @@ struct RemoteChoice {
     /// Resolves the remote of `book`: `--remote` wins, then the stored settings, else the embedded endpoint.
     static func resolve(book: String, remote: String?, passwordFile: String?, insecure: Bool) throws -> RemoteChoice? {
         let settings: RemoteSettings?
-        do { settings = try RemoteSettings.load(book: URL(fileURLWithPath: book)) } catch { throw CommandFailure.io(error.description) }
+        do {
+            settings = try RemoteSettings.load(book: URL(fileURLWithPath: book))
+        } catch where error.code == .invalidInput {
+            throw CommandFailure(message: error.description, exitCode: ExitStatus.configuration, path: error.path)
+        } catch {
+            throw CommandFailure(error)
+        }
         guard let text = remote ?? settings?.url else { return nil }
         let password = try Self.password(file: passwordFile ?? (remote == nil ? settings?.passwordFile : nil))
         do {
