@@ -47,6 +47,8 @@ struct CardSyncCommand: AsyncParsableCommand {
             StatusCommand.self,
             // The server
             ServeCommand.self,
+            // This tool
+            InstallCommand.self,
         ]
     )
 

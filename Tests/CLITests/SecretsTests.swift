@@ -26,8 +26,8 @@ struct SecretsTests {
         let data = work.appendingPathComponent("data")
         let stdoutURL = work.appendingPathComponent("serve.out")
         let stderrURL = work.appendingPathComponent("serve.err")
-        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: stdoutURL.path, contents: nil))
+        try #require(FileManager.default.createFile(atPath: stderrURL.path, contents: nil))
 
         let process = Process()
         process.executableURL = CLIRunner.executable

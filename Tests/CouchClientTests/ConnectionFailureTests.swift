@@ -11,39 +11,31 @@ import Testing
 /// A server that is not there is said plainly and at once; only what can heal is retried.
 @Suite("Connection failures")
 struct ConnectionFailureTests {
-    /// Five attempts with backoff: a retried failure would take over 6 s (0.4 + 0.8 + 1.6 + 3.2).
-    /// The bound checked below is looser than the 2 s the command line is held to
-    /// (FailureReportingTests): in-process tests share the cooperative threads with tests that
-    /// block them while they wait for child processes.
+    /// Five attempts with backoff: one attempt means no retry. The time is held to 2 s where it
+    /// can be measured fairly, in a process of its own (FailureReportingTests): in here, tests
+    /// share the cooperative threads with tests that block them while waiting for children.
     let patient = CouchClient.Configuration(retry: RetryPolicy(maximumAttempts: 5, initialDelay: .milliseconds(400)))
 
     @Test func aRefusedConnectionIsNamedPlainlyAndNotRetried() async throws {
         let port = try closedLoopbackPort()
-        // Timed from the request to its answer (not the client's start-up and shut-down).
-        let (error, elapsed) = try await withCouchClient(url: URL(string: "http://127.0.0.1:\(port)")!, configuration: patient) { client in
-            let started = ContinuousClock.now
-            let error = await #expect(throws: CouchClientError.self) { _ = try await client.serverInfo() }
-            return (error, ContinuousClock.now - started)
+        let error = try await withCouchClient(url: URL(string: "http://127.0.0.1:\(port)")!, configuration: patient) { client in
+            await #expect(throws: CouchClientError.self) { _ = try await client.serverInfo() }
         }
         #expect(error?.code == .connectionRefused)
         #expect(error?.attempts == 1)
         #expect(error?.isTransient == false)
         #expect(error?.underlying == "nothing is listening on 127.0.0.1:\(port)")
-        #expect(elapsed < .seconds(5), "took \(elapsed)")
         let text = String(describing: error)
         #expect(!text.contains("reset") && !text.contains("errno"), "\(text)")
     }
 
     @Test func anUnknownHostIsNamedPlainlyAndNotRetried() async throws {
-        let (error, elapsed) = try await withCouchClient(url: URL(string: "http://cardsync-no-such-host.invalid:5984")!, configuration: patient) { client in
-            let started = ContinuousClock.now
-            let error = await #expect(throws: CouchClientError.self) { _ = try await client.serverInfo() }
-            return (error, ContinuousClock.now - started)
+        let error = try await withCouchClient(url: URL(string: "http://cardsync-no-such-host.invalid:5984")!, configuration: patient) { client in
+            await #expect(throws: CouchClientError.self) { _ = try await client.serverInfo() }
         }
         #expect(error?.code == .unknownHost)
         #expect(error?.attempts == 1)
         #expect(error?.underlying?.contains("cardsync-no-such-host.invalid is not known") == true, "\(String(describing: error))")
-        #expect(elapsed < .seconds(5), "took \(elapsed)")
     }
 
     @Test func aServerThatAnsweredAndThenRefusesIsRetriedAsARestart() async throws {

@@ -26,7 +26,7 @@ final class ChildServer: Sendable {
             environment[ChildProcessServer.dataVariable] = data.path
         }
         process.environment = environment
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: log.path, contents: nil))
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

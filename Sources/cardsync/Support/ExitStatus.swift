@@ -40,17 +40,17 @@ enum ExitStatus {
     /// Every status a command can exit with.
     static let all: [Row] = [
         Row(status: 0, name: "ok", meaning: "done"),
-        Row(status: 1, name: "differences", meaning: "diff: the sides differ; check: the book is inconsistent"),
-        Row(status: 2, name: "diff-incomplete", meaning: "diff: a side could not be read (listed; rest compared)"),
-        Row(status: 64, name: "usage", meaning: "wrong command line (unknown option, missing argument)"),
-        Row(status: 65, name: "invalid-data", meaning: "invalid input data; sync: refused to empty one side"),
+        Row(status: 1, name: "differences", meaning: "diff: sides differ; check: book inconsistent"),
+        Row(status: 2, name: "diff-incomplete", meaning: "diff: a side could not be read (rest compared)"),
+        Row(status: 64, name: "usage", meaning: "wrong command line (unknown option, no argument)"),
+        Row(status: 65, name: "invalid-data", meaning: "invalid input data; sync: refused to empty a side"),
         Row(status: 66, name: "missing-input", meaning: "a path does not exist, or is not an address book"),
-        Row(status: 69, name: "unavailable", meaning: "the remote is unreachable or keeps failing (no loss)"),
-        Row(status: 70, name: "internal-error", meaning: "a failure inside cardsync (a bug: please report it)"),
+        Row(status: 69, name: "unavailable", meaning: "remote unreachable or failing (nothing is lost)"),
+        Row(status: 70, name: "internal-error", meaning: "a failure inside cardsync (a bug: report it)"),
         Row(status: 74, name: "io-error", meaning: "reading or writing a file failed"),
-        Row(status: 75, name: "temporary-failure", meaning: "sync: some contacts were not synced (listed; run again)"),
-        Row(status: 77, name: "permission-denied", meaning: "the remote refused the credentials or the operation"),
-        Row(status: 78, name: "configuration", meaning: "remote settings wrong (no database, untrusted TLS, …)"),
+        Row(status: 75, name: "temporary-failure", meaning: "sync: some contacts not synced (listed; rerun)"),
+        Row(status: 77, name: "permission-denied", meaning: "the remote refused the credentials or operation"),
+        Row(status: 78, name: "configuration", meaning: "remote settings wrong (no database, TLS, …)"),
     ]
 
     /// The stable name of `status`.

@@ -8,22 +8,23 @@ import Foundation
 /// executable's `bin` folder (an installed cardsync).
 enum SchemaFiles {
     static func path(_ name: String) -> String? {
+        folder(holding: name).map { $0.appendingPathComponent(name).path }
+    }
+
+    /// The first folder of the search order that holds `name`.
+    static func folder(holding name: String) -> URL? {
         let manager = FileManager.default
         var candidates: [URL] = []
         if let override = ProcessInfo.processInfo.environment["CARDSYNC_SCHEMAS"] {
             candidates.append(URL(fileURLWithPath: override))
         }
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var directory = ExecutablePath.current.deletingLastPathComponent()
         let binary = directory
         while directory.path != "/" {
             candidates.append(directory.appendingPathComponent("Schemas"))
             directory.deleteLastPathComponent()
         }
         candidates.append(binary.deletingLastPathComponent().appendingPathComponent("share/cardsync/Schemas"))
-        for candidate in candidates {
-            let file = candidate.appendingPathComponent(name)
-            if manager.fileExists(atPath: file.path) { return file.path }
-        }
-        return nil
+        return candidates.first { manager.fileExists(atPath: $0.appendingPathComponent(name).path) }
     }
 }
