@@ -13,6 +13,7 @@ let package = Package(
     name: "cardsync",
     platforms: [.macOS(.v14)],
     products: [
+        .library(name: "JSONText", targets: ["JSONText"]),
         .library(name: "VCardKit", targets: ["VCardKit"]),
         .library(name: "SampleGenerator", targets: ["SampleGenerator"]),
         .library(name: "VCardXML", targets: ["VCardXML"]),
@@ -37,6 +38,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
+        // JSON (RFC 8259) for every module that speaks it: a value that keeps number text and
+        // member order, a strict parser with line:column errors and limits, a compact writer
+        // (sorted keys on request), an incremental reader for documents of any length, and a JSON
+        // Schema checker. Imports nothing of ours.
+        .target(
+            name: "JSONText",
+            swiftSettings: sharedSwiftSettings
+        ),
         // Formats: model, text reader/writer, version conversion, canonical form. Pure: bytes in, values out.
         .target(
             name: "VCardKit",
@@ -171,6 +180,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tests/TestSupport",
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "JSONTextTests",
+            dependencies: ["JSONText", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
