@@ -142,7 +142,7 @@ let package = Package(
         // Release-build benchmark: prints one JSON line per figure.
         .executableTarget(
             name: "cardsync-bench",
-            dependencies: ["VCardKit", "VCardXML", "SampleGenerator"],
+            dependencies: ["VCardKit", "VCardXML", "SampleGenerator", "ContactStore", "CouchServer", "CouchClient"],
             swiftSettings: sharedSwiftSettings
         ),
         // A fault-injecting HTTP proxy on the loopback interface, for sync and client tests.
