@@ -49,7 +49,7 @@ let package = Package(
         // Formats: model, text reader/writer, version conversion, canonical form. Pure: bytes in, values out.
         .target(
             name: "VCardKit",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["JSONText", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: sharedSwiftSettings
         ),
         // libxml2, through pkg-config (Debian: libxml2-dev).
@@ -125,6 +125,7 @@ let package = Package(
         .executableTarget(
             name: "cardsync",
             dependencies: [
+                "JSONText",
                 "VCardKit",
                 "VCardXML",
                 "ContactStore",
@@ -189,7 +190,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VCardKitTests",
-            dependencies: ["VCardKit", "SampleGenerator", "TestSupport"],
+            dependencies: ["VCardKit", "JSONText", "SampleGenerator", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
