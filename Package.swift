@@ -69,6 +69,7 @@ let package = Package(
         .target(
             name: "ContactStore",
             dependencies: [
+                "JSONText",
                 "VCardKit",
                 "VCardXML",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -201,7 +202,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContactStoreTests",
-            dependencies: ["ContactStore", "VCardKit", "SampleGenerator", "TestSupport"],
+            dependencies: ["ContactStore", "JSONText", "VCardKit", "SampleGenerator", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
