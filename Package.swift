@@ -81,6 +81,7 @@ let package = Package(
         .target(
             name: "CouchServer",
             dependencies: [
+                "JSONText",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -92,6 +93,7 @@ let package = Package(
         .target(
             name: "CouchClient",
             dependencies: [
+                "JSONText",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -104,17 +106,17 @@ let package = Package(
             dependencies: [
                 "ContactStore",
                 "CouchClient",
+                "JSONText",
                 "VCardKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
-        // Comparing contact sets, finding duplicate people, merging them. (Issue 7 names SyncEngine;
-        // this lives in its own module on top of it: a CouchDB database can be one side of a diff,
-        // read through SyncEngine's ContactDocument so the vCard text is authoritative.)
+        // Comparing contact sets, finding duplicate people, merging them. Reads files and folders;
+        // other sources (a CouchDB database, wired by the `cardsync` command) are given to it.
         .target(
             name: "ContactDiff",
-            dependencies: ["VCardKit", "VCardXML", "ContactStore", "CouchClient", "SyncEngine"],
+            dependencies: ["VCardKit", "ContactStore"],
             swiftSettings: sharedSwiftSettings
         ),
         // Seeded, deterministic, realistic address books with duplicate labels.
@@ -144,7 +146,7 @@ let package = Package(
         // Release-build benchmark: prints one JSON line per figure.
         .executableTarget(
             name: "cardsync-bench",
-            dependencies: ["VCardKit", "VCardXML", "SampleGenerator", "ContactStore", "CouchServer", "CouchClient"],
+            dependencies: ["JSONText", "VCardKit", "VCardXML", "SampleGenerator", "ContactStore"],
             swiftSettings: sharedSwiftSettings
         ),
         // A fault-injecting HTTP proxy on the loopback interface, for sync and client tests.
@@ -164,7 +166,7 @@ let package = Package(
         // The invariants each fuzz target checks, shared by the fuzzer and the regression tests.
         .target(
             name: "FuzzChecks",
-            dependencies: ["VCardKit", "VCardXML", "ContactStore", "CouchServer"],
+            dependencies: ["JSONText", "VCardKit", "VCardXML", "ContactStore", "CouchServer"],
             swiftSettings: sharedSwiftSettings
         ),
         // libFuzzer entry points (built by .ci/fuzz.sh with -sanitize=fuzzer), or a replayer of saved inputs.
@@ -209,6 +211,7 @@ let package = Package(
             name: "CouchServerTests",
             dependencies: [
                 "CouchServer",
+                "JSONText",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -217,25 +220,27 @@ let package = Package(
         ),
         .testTarget(
             name: "CouchClientTests",
-            dependencies: ["CouchClient", "CouchServer", "TestSupport"],
+            dependencies: ["CouchClient", "CouchServer", "JSONText", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncEngine", "ContactStore", "CouchClient", "CouchServer", "VCardKit", "FaultInjection", "TestSupport"],
-            swiftSettings: sharedSwiftSettings
-        ),
-        .testTarget(
-            name: "ContactDiffTests",
             dependencies: [
-                "ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport", "CouchClient", "CouchServer", "SyncEngine",
+                "SyncEngine", "ContactStore", "CouchClient", "CouchServer", "JSONText", "VCardKit", "FaultInjection", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
+            name: "ContactDiffTests",
+            dependencies: [
+                "ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport",
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
             name: "FaultInjectionTests",
-            dependencies: ["FaultInjection", "CouchClient", "CouchServer", "TestSupport"],
+            dependencies: ["FaultInjection", "CouchClient", "CouchServer", "JSONText", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
-public import CouchClient
+import CouchClient
 import Foundation
+public import JSONText
 public import VCardKit
 
 /// The remote form of a contact: one CouchDB document per contact (see
@@ -31,8 +32,8 @@ public enum ContactDocument {
     ///   - revision: the last known `_rev`, to update the document; `nil` to create it.
     ///   - updated: when the contact last changed, in milliseconds since 1970.
     public static func document(uid: String, bytes: [UInt8], card: VCard, hash: ContentHash, revision: String?,
-                                updated: Int64) -> [String: CouchJSON] {
-        var document: [String: CouchJSON] = [
+                                updated: Int64) -> JSONObject {
+        var document: JSONObject = [
             "_id": .string(documentID(forUID: uid)),
             "type": "contact",
             "schemaVersion": 1,
@@ -40,8 +41,8 @@ public enum ContactDocument {
             "vcard": .string(String(decoding: bytes, as: UTF8.self)),
             "hash": .string(hash.hexDigits),
             "fn": .string(card.formattedName ?? ""),
-            "emails": .array(card.emailAddresses.map(CouchJSON.string)),
-            "phones": .array(card.telephoneNumbers.map(CouchJSON.string)),
+            "emails": .array(card.emailAddresses.map(JSONValue.string)),
+            "phones": .array(card.telephoneNumbers.map(JSONValue.string)),
             "updated": .string(timestamp(updated)),
         ]
         if let revision { document["_rev"] = .string(revision) }
@@ -49,7 +50,7 @@ public enum ContactDocument {
     }
 
     /// The tombstone that deletes a contact's document at `revision`.
-    public static func tombstone(uid: String, revision: String, updated: Int64) -> [String: CouchJSON] {
+    public static func tombstone(uid: String, revision: String, updated: Int64) -> JSONObject {
         ["_id": .string(documentID(forUID: uid)), "_rev": .string(revision), "_deleted": true,
          "type": "contact", "schemaVersion": 1, "uid": .string(uid), "updated": .string(timestamp(updated))]
     }
@@ -75,7 +76,7 @@ public enum ContactDocument {
     /// Reads a (live) contact document.
     ///
     /// - Throws: a message naming what is wrong when the document is not a usable contact.
-    public static func decode(_ document: [String: CouchJSON]) throws(DocumentProblem) -> Decoded {
+    public static func decode(_ document: JSONObject) throws(DocumentProblem) -> Decoded {
         guard let id = document["_id"]?.stringValue, let uid = uid(fromDocumentID: id) else {
             throw DocumentProblem(documentID: document["_id"]?.stringValue ?? "?", message: "is not a contact document (its id does not start with \(idPrefix))")
         }

@@ -1,8 +1,8 @@
-import CouchClient
-import CouchServer
+import JSONText
 
-/// The JSON implementations the `json` benchmark compares on whole documents: `cardsync serve`'s
-/// (`CouchServer.JSONValue`) and the client's (`CouchClient.CouchJSON`).
+/// The ways the `json` benchmark reads and writes whole documents with the package's JSON layer
+/// (JSONText, which `cardsync serve` and the client both use): the document parsed whole, and the
+/// `_changes` feed walked row by row with the stream reader, as a pull can read it in chunks.
 struct JSONLayers: Sendable {
     var name: String
     /// Parses a document; a positive number when it was read.
@@ -11,15 +11,50 @@ struct JSONLayers: Sendable {
     var parseAndWrite: @Sendable ([UInt8]) -> Int
 
     static let all: [JSONLayers] = [
-        JSONLayers(name: "CouchServer", parse: { bytes in
+        JSONLayers(name: "JSONText", parse: { bytes in
             (try? JSONValue(parsing: bytes)).map { _ in 1 } ?? 0
         }, parseAndWrite: { bytes in
             (try? JSONValue(parsing: bytes))?.serialized().count ?? 0
         }),
-        JSONLayers(name: "CouchClient", parse: { bytes in
-            (try? CouchJSON(parsing: bytes)).map { _ in 1 } ?? 0
+        JSONLayers(name: "JSONText-stream-64KiB-chunks", parse: { bytes in
+            rows(of: bytes) { _, _ in }
         }, parseAndWrite: { bytes in
-            (try? CouchJSON(parsing: bytes))?.jsonBytes.count ?? 0
+            var output: [UInt8] = []
+            let writer = JSONWriter()
+            _ = rows(of: bytes) { row, _ in writer.write(row, to: &output) }
+            return output.count
         }),
     ]
+
+    /// Walks `{"results":[row, …], …}` fed in 64 KiB chunks, each row taken whole; the number of rows.
+    static func rows(of bytes: [UInt8], _ body: (JSONValue, Int) -> Void) -> Int {
+        var reader = JSONStreamReader()
+        var offset = 0
+        var rows = 0
+        var inResults = false
+        do throws(JSONError) {
+            while true {
+                guard let event = inResults ? try reader.nextValue() : try reader.next() else {
+                    if offset < bytes.count {
+                        reader.feed(bytes[offset..<min(offset + (64 << 10), bytes.count)])
+                        offset += 64 << 10
+                    } else {
+                        reader.finish()
+                    }
+                    continue
+                }
+                switch event {
+                case .startArray where reader.depth == 2: inResults = true
+                case .value(let row) where inResults:
+                    rows += 1
+                    body(row, rows)
+                case .endArray: inResults = false
+                case .endOfDocument: return rows
+                default: break
+                }
+            }
+        } catch {
+            return 0
+        }
+    }
 }

@@ -21,13 +21,18 @@ private let savedFindings: [FuzzInput] = {
     }
 }()
 
-/// The fuzz seeds: the vCard files of `Samples/`, and every file of the shared corpus, by the
-/// format INDEX.tsv gives it.
+/// The fuzz seeds: the vCard files of `Samples/`, the JSON Schemas of `Schemas/`, and every file
+/// of the shared corpus, by the format INDEX.tsv gives it.
 private let seeds: [FuzzInput] = {
     let enumerator = FileManager.default.enumerator(at: TestPaths.samples, includingPropertiesForKeys: nil)
     var inputs: [FuzzInput] = []
     while let url = enumerator?.nextObject() as? URL {
         if url.pathExtension == "vcf" { inputs.append(FuzzInput(target: .vcard, url: url)) }
+    }
+    // The JSON Schemas, for the JSON target.
+    let schemas = TestPaths.repositoryRoot.appendingPathComponent("Schemas")
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: schemas.path)) ?? [] where name.hasSuffix(".json") {
+        inputs.append(FuzzInput(target: .json, url: schemas.appendingPathComponent(name)))
     }
     for entry in CorpusIndex.entries {
         let target: FuzzTarget = switch entry.version {
@@ -55,6 +60,6 @@ struct FuzzRegressionTests {
     }
 
     @Test func thereAreSeedsForEachFormatTarget() {
-        #expect(Set(seeds.map(\.target)).isSuperset(of: [.vcard, .jcard, .xcard]))
+        #expect(Set(seeds.map(\.target)).isSuperset(of: [.vcard, .jcard, .xcard, .json]))
     }
 }
