@@ -36,6 +36,9 @@ let package = Package(
         // (CouchClient) and tests can run a TLS endpoint (TestSupport).
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
+        // The package's one Base64 (inline PHOTO data, journal lines of cards that are not UTF-8,
+        // generated photos): faster than Foundation's on the corpus photos (BENCHMARKS.md).
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
         // JSON (RFC 8259) for every module that speaks it: a value that keeps number text and
@@ -49,7 +52,11 @@ let package = Package(
         // Formats: model, text reader/writer, version conversion, canonical form. Pure: bytes in, values out.
         .target(
             name: "VCardKit",
-            dependencies: ["JSONText", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "JSONText",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         // libxml2, through pkg-config (Debian: libxml2-dev).
@@ -122,6 +129,7 @@ let package = Package(
         // Seeded, deterministic, realistic address books with duplicate labels.
         .target(
             name: "SampleGenerator",
+            dependencies: [.product(name: "ExtrasBase64", package: "swift-extras-base64")],
             swiftSettings: sharedSwiftSettings
         ),
         // The command-line tool: ArgumentParser commands only.

@@ -61,6 +61,20 @@ import Testing
         }
     }
 
+    /// Columns count characters, however long the line and whatever its mix of one- to four-byte
+    /// characters (positions are counted eight bytes at a time where no line feed is).
+    @Test(arguments: [0, 1, 7, 8, 9, 63])
+    func countsColumnsInCharactersOnLongLines(padding: Int) {
+        let line = String(repeating: "a", count: padding) + String(repeating: "é☎😀x", count: 20)
+        let text = "[\n\"" + line + "\",\n \"" + line + "\" x]"
+        #expect {
+            try JSONValue(parsing: Array(text.utf8))
+        } throws: { error in
+            guard let error = error as? JSONError else { return false }
+            return error.line == 3 && error.column == line.unicodeScalars.count + 5 && error.position.offset == text.utf8.count - 2
+        }
+    }
+
     @Test func refusesAStringThatIsNotUTF8() {
         let bytes: [UInt8] = Array(#"["ab"#.utf8) + [0xC3, 0x28] + Array(#""]"#.utf8)
         #expect(throws: JSONError.self) { try JSONValue(parsing: bytes) }

@@ -28,9 +28,32 @@ public struct JSONPosition: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Moves this position over `bytes`, which start here.
     mutating func advance(over bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
         var line = self.line
         var column = self.column
-        for byte in bytes {
+        var index = 0
+        // Eight bytes at a time while they hold no line feed: the column grows by the bytes that
+        // do not continue a UTF-8 sequence (10xxxxxx).
+        let raw = UnsafeRawPointer(base)
+        while index + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let lineFeeds = word ^ 0x0A0A_0A0A_0A0A_0A0A
+            if (lineFeeds &- 0x0101_0101_0101_0101) & ~lineFeeds & 0x8080_8080_8080_8080 != 0 {
+                for byte in UnsafeBufferPointer(rebasing: bytes[index..<index + 8]) {
+                    if byte == 0x0A {
+                        line += 1
+                        column = 1
+                    } else if byte & 0xC0 != 0x80 {
+                        column += 1
+                    }
+                }
+            } else {
+                let continuations = word & ~(word << 1) & 0x8080_8080_8080_8080
+                column += 8 - continuations.nonzeroBitCount
+            }
+            index += 8
+        }
+        for byte in UnsafeBufferPointer(rebasing: bytes[index...]) {
             if byte == 0x0A {
                 line += 1
                 column = 1
