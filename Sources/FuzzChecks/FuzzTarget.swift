@@ -133,17 +133,14 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
         var reader = JSONStreamReader(options: options)
         var value: JSONValue?
         var offset = 0
+        func nextChunk() -> ArraySlice<UInt8>? {
+            guard offset < input.count else { return nil }
+            defer { offset += chunkSize }
+            return input[offset..<min(offset + chunkSize, input.count)]
+        }
         do throws(JSONError) {
             while true {
-                guard let event = try reader.nextValue() else {
-                    if offset < input.count {
-                        reader.feed(input[offset..<min(offset + chunkSize, input.count)])
-                        offset += chunkSize
-                    } else {
-                        reader.finish()
-                    }
-                    continue
-                }
+                let event = try reader.nextValue(feeding: nextChunk)
                 switch event {
                 case .value(let whole): value = whole
                 case .endOfDocument: return .success(value ?? .null)

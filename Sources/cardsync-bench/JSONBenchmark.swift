@@ -20,19 +20,8 @@ import VCardKit
 /// One JSON line per figure: median seconds of `runs`, documents per second and MB/s.
 enum JSONBenchmark {
     static func run(_ arguments: [String]) throws {
-        var count = 10_000
-        var runs = 5
-        var remaining = arguments
-        while !remaining.isEmpty {
-            let flag = remaining.removeFirst()
-            guard let value = remaining.first.flatMap({ Int($0) }) else { BenchmarkMain.fail("\(flag) needs a number") }
-            remaining.removeFirst()
-            switch flag {
-            case "--count": count = value
-            case "--runs": runs = max(1, value)
-            default: BenchmarkMain.fail("unknown option \(flag); usage: cardsync-bench json [--count 10000] [--runs 5]")
-            }
-        }
+        let options = ChildBenchmarkOptions(arguments, mode: "json", count: 10_000, runs: 5)
+        let (count, runs) = (options.count, options.runs)
         let generator = AddressBookGenerator(options: GeneratorOptions(count: count, seed: 1, version: .mixed, photoRate: 0.1))
         var input: [UInt8] = []
         generator.write(to: &input)

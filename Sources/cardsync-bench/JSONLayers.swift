@@ -32,17 +32,14 @@ struct JSONLayers: Sendable {
         var offset = 0
         var rows = 0
         var inResults = false
+        func nextChunk() -> ArraySlice<UInt8>? {
+            guard offset < bytes.count else { return nil }
+            defer { offset += 64 << 10 }
+            return bytes[offset..<min(offset + (64 << 10), bytes.count)]
+        }
         do throws(JSONError) {
             while true {
-                guard let event = inResults ? try reader.nextValue() : try reader.next() else {
-                    if offset < bytes.count {
-                        reader.feed(bytes[offset..<min(offset + (64 << 10), bytes.count)])
-                        offset += 64 << 10
-                    } else {
-                        reader.finish()
-                    }
-                    continue
-                }
+                let event = inResults ? try reader.nextValue(feeding: nextChunk) : try reader.next(feeding: nextChunk)
                 switch event {
                 case .startArray where reader.depth == 2: inResults = true
                 case .value(let row) where inResults:

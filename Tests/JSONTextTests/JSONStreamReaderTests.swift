@@ -21,49 +21,43 @@ import TestSupport
         (try? Data(contentsOf: $0.url)).flatMap { String(data: $0, encoding: .utf8) }
     }
 
-    /// Reads `text` in chunks with `nextValue()` at the top level and in the top array.
+    /// `bytes` handed over `size` at a time.
+    struct Chunks {
+        var bytes: [UInt8]
+        var size: Int
+        var offset = 0
+
+        mutating func next() -> ArraySlice<UInt8>? {
+            guard offset < bytes.count else { return nil }
+            defer { offset += size }
+            return bytes[offset..<min(offset + size, bytes.count)]
+        }
+    }
+
+    /// Reads `text` in chunks with `nextValue()` at the top level and inside a top-level
+    /// array or object, building what the parser builds.
     static func readValues(_ text: String, chunkSize: Int, options: JSONReadingOptions = JSONReadingOptions()) -> Result<JSONValue, JSONError> {
-        let bytes = Array(text.utf8)
+        var chunks = Chunks(bytes: Array(text.utf8), size: chunkSize)
         var reader = JSONStreamReader(options: options)
         var elements: [JSONValue] = []
+        var object = JSONObject()
+        var key: String?
         var topValue: JSONValue?
-        var inArray = false
-        var offset = 0
         do throws(JSONError) {
+            let first = try reader.next(feeding: { chunks.next() })
             while true {
-                let event = inArray || topValue != nil ? try reader.nextValue() : try reader.next()
-                guard let event else {
-                    if offset < bytes.count {
-                        reader.feed(bytes[offset..<min(offset + chunkSize, bytes.count)])
-                        offset += chunkSize
-                    } else {
-                        reader.finish()
-                    }
-                    continue
-                }
+                let event = first == .startArray || first == .startObject ? try reader.nextValue(feeding: { chunks.next() }) : .endOfDocument
                 switch event {
-                case .startArray: inArray = true
-                case .startObject:
-                    // An object at the top: taken whole through the events below it.
-                    var object = JSONObject()
-                    var key: String?
-                    while true {
-                        guard let inner = try reader.nextValue() else {
-                            if offset < bytes.count {
-                                reader.feed(bytes[offset..<min(offset + chunkSize, bytes.count)])
-                                offset += chunkSize
-                            } else {
-                                reader.finish()
-                            }
-                            continue
-                        }
-                        if case .key(let name) = inner { key = name } else if case .value(let value) = inner { object.append(key!, value) } else { break }
-                    }
-                    topValue = .object(object)
-                case .value(let value): if inArray { elements.append(value) } else { topValue = value }
-                case .endArray: topValue = .array(elements); inArray = false
-                case .endOfDocument: return .success(topValue!)
-                case .key, .endObject: Issue.record("unexpected \(event)")
+                case .value(let value) where first == .startArray: elements.append(value)
+                case .key(let name): key = name
+                case .value(let value): object.append(key!, value)
+                case .endArray: topValue = .array(elements)
+                case .endObject: topValue = .object(object)
+                case .endOfDocument:
+                    if case .value(let value) = first { topValue = value }
+                    guard try reader.next(feeding: { chunks.next() }) == .endOfDocument else { Issue.record("not at the end"); return .success(.null) }
+                    return .success(topValue!)
+                case .startArray, .startObject: Issue.record("unexpected \(event)")
                 }
             }
         } catch {
@@ -125,23 +119,15 @@ import TestSupport
         }
         feed += Array(#"],"last_seq":"20000-g1AAAA","pending":0}"#.utf8)
         var reader = JSONStreamReader(options: JSONReadingOptions(maximumBytes: 64 << 10))
+        var chunks = Chunks(bytes: feed, size: 4096)
         var rows = 0
         var lastSequence: JSONValue?
         var largestHeld = 0
-        var offset = 0
         var inResults = false
         var key: String?
         reading: while true {
-            guard let event = inResults || key == "last_seq" ? try reader.nextValue() : try reader.next() else {
-                if offset < feed.count {
-                    reader.feed(feed[offset..<min(offset + 4096, feed.count)])
-                    offset += 4096
-                    largestHeld = max(largestHeld, reader.heldByteCount)
-                } else {
-                    reader.finish()
-                }
-                continue
-            }
+            let event = inResults || key == "last_seq" ? try reader.nextValue(feeding: { chunks.next() }) : try reader.next(feeding: { chunks.next() })
+            largestHeld = max(largestHeld, reader.heldByteCount)
             switch event {
             case .key(let name): key = name
             case .startArray where key == "results": inResults = true
@@ -165,29 +151,20 @@ import TestSupport
         let text = "[\"small\",\n [\"" + String(repeating: "x", count: 5000) + "\", {\"y\": \"]\"}],\n \"after\"]"
         let bytes = Array(text.utf8)
         var reader = JSONStreamReader(options: JSONReadingOptions(maximumBytes: 1000))
+        var chunks = Chunks(bytes: bytes, size: chunkSize)
         var values: [JSONValue] = []
         var errors: [JSONError] = []
-        var offset = 0
         var largestHeld = 0
         var opened = false
         reading: while true {
-            let event: JSONEvent?
+            let event: JSONEvent
             do {
-                event = opened ? try reader.nextValue() : try reader.next()
+                event = opened ? try reader.nextValue(feeding: { chunks.next() }) : try reader.next(feeding: { chunks.next() })
             } catch {
                 errors.append(error)
                 continue
             }
-            guard let event else {
-                if offset < bytes.count {
-                    reader.feed(bytes[offset..<min(offset + chunkSize, bytes.count)])
-                    offset += chunkSize
-                    largestHeld = max(largestHeld, reader.heldByteCount)
-                } else {
-                    reader.finish()
-                }
-                continue
-            }
+            largestHeld = max(largestHeld, reader.heldByteCount)
             switch event {
             case .startArray: opened = true
             case .value(let value): values.append(value)

@@ -145,7 +145,33 @@ public struct JSONStreamReader: Sendable {
         try read(wholeValues: true, skipping: true)
     }
 
+    /// ``next()``, feeding the reader from `nextChunk` whenever the bytes fed so far end before
+    /// the next event; `nil` from `nextChunk` ends the document (``finish()``).
+    ///
+    /// ```swift
+    /// var reader = JSONStreamReader()
+    /// var chunks = file.chunks.makeIterator()
+    /// while case let event = try reader.next(feeding: { chunks.next() }), event != .endOfDocument { … }
+    /// ```
+    public mutating func next<Chunk: Collection<UInt8>>(feeding nextChunk: () -> Chunk?) throws(JSONError) -> JSONEvent {
+        try read(wholeValues: false, skipping: false, feeding: nextChunk)
+    }
+
+    /// ``nextValue()``, feeding the reader from `nextChunk` as ``next(feeding:)`` does.
+    public mutating func nextValue<Chunk: Collection<UInt8>>(feeding nextChunk: () -> Chunk?) throws(JSONError) -> JSONEvent {
+        try read(wholeValues: true, skipping: false, feeding: nextChunk)
+    }
+
     // MARK: - Reading
+
+    private mutating func read<Chunk: Collection<UInt8>>(wholeValues: Bool, skipping: Bool,
+                                                          feeding nextChunk: () -> Chunk?) throws(JSONError) -> JSONEvent {
+        while true {
+            if let event = try read(wholeValues: wholeValues, skipping: skipping) { return event }
+            // Once finished, reading always ends in an event or an error.
+            if let chunk = nextChunk() { feed(chunk) } else { finish() }
+        }
+    }
 
     private mutating func read(wholeValues: Bool, skipping: Bool) throws(JSONError) -> JSONEvent? {
         if let failure { throw failure }
