@@ -283,6 +283,12 @@ public struct JSONStreamReader: Sendable {
     /// Scans the pending value for its end; reads it once complete.
     private mutating func continuePending() throws(JSONError) -> Step {
         guard var value = pending else { return .needsInput }
+        if isFinished && !value.isSkipped && buffer.count - value.start <= options.maximumBytes {
+            // All the input is here, and the value cannot be too large: the parser finds its end
+            // itself, in one pass.
+            pending = nil
+            return try parse(value, upTo: buffer.count)
+        }
         let end = scan(&value)
         if value.isSkipped {
             // Nothing of a value passed over is kept.
@@ -322,7 +328,11 @@ public struct JSONStreamReader: Sendable {
         }
         // Complete (or cut off by the end of the input, which the parser then reports).
         pending = nil
-        let stop = end.map { $0 + 1 } ?? buffer.count
+        return try parse(value, upTo: end.map { $0 + 1 } ?? buffer.count)
+    }
+
+    /// Reads the pending value from the bytes before `stop` with the parser, and goes past it.
+    private mutating func parse(_ value: PendingValue, upTo stop: Int) throws(JSONError) -> Step {
         let depth = containers.count
         let parsed = buffer.withUnsafeBufferPointer { bytes -> Result<(JSONValue, Int), JSONError> in
             var parser = JSONParser(bytes: UnsafeBufferPointer(rebasing: bytes[value.start..<stop]), origin: value.startPosition,
@@ -334,10 +344,10 @@ public struct JSONStreamReader: Sendable {
                 return .failure(error)
             }
         }
-        let (result, length2) = try parsed.get()
-        eventPosition = value.startPosition
-        advanceHead(to: value.start + length2)
+        let (result, length) = try parsed.get()
+        advanceHead(to: value.start + length)
         finishValue(isKey: value.isKey)
+        eventPosition = value.startPosition
         if value.isKey, case .string(let key) = result { return .event(.key(key)) }
         return .event(.value(result))
     }
