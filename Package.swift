@@ -13,6 +13,7 @@ let package = Package(
     name: "cardsync",
     platforms: [.macOS(.v14)],
     products: [
+        .library(name: "JSONText", targets: ["JSONText"]),
         .library(name: "VCardKit", targets: ["VCardKit"]),
         .library(name: "SampleGenerator", targets: ["SampleGenerator"]),
         .library(name: "VCardXML", targets: ["VCardXML"]),
@@ -39,12 +40,27 @@ let package = Package(
         // (CouchClient) and tests can run a TLS endpoint (TestSupport).
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
+        // The package's one Base64 (inline PHOTO data, journal lines of cards that are not UTF-8,
+        // generated photos): faster than Foundation's on the corpus photos (BENCHMARKS.md).
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
+        // JSON (RFC 8259) for every module that speaks it: a value that keeps number text and
+        // member order, a strict parser with line:column errors and limits, a compact writer
+        // (sorted keys on request), an incremental reader for documents of any length, and a JSON
+        // Schema checker. Imports nothing of ours.
+        .target(
+            name: "JSONText",
+            swiftSettings: sharedSwiftSettings
+        ),
         // Formats: model, text reader/writer, version conversion, canonical form. Pure: bytes in, values out.
         .target(
             name: "VCardKit",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "JSONText",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         // libxml2, through pkg-config (Debian: libxml2-dev).
@@ -64,6 +80,7 @@ let package = Package(
         .target(
             name: "ContactStore",
             dependencies: [
+                "JSONText",
                 "VCardKit",
                 "VCardXML",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -75,6 +92,7 @@ let package = Package(
         .target(
             name: "CouchServer",
             dependencies: [
+                "JSONText",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -86,6 +104,7 @@ let package = Package(
         .target(
             name: "CouchClient",
             dependencies: [
+                "JSONText",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -100,28 +119,30 @@ let package = Package(
             dependencies: [
                 "ContactStore",
                 "CouchClient",
+                "JSONText",
                 "VCardKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
-        // Comparing contact sets, finding duplicate people, merging them. (Issue 7 names SyncEngine;
-        // this lives in its own module on top of it: a CouchDB database can be one side of a diff,
-        // read through SyncEngine's ContactDocument so the vCard text is authoritative.)
+        // Comparing contact sets, finding duplicate people, merging them. Reads files and folders;
+        // other sources (a CouchDB database, wired by the `cardsync` command) are given to it.
         .target(
             name: "ContactDiff",
-            dependencies: ["VCardKit", "VCardXML", "ContactStore", "CouchClient", "SyncEngine"],
+            dependencies: ["VCardKit", "ContactStore"],
             swiftSettings: sharedSwiftSettings
         ),
         // Seeded, deterministic, realistic address books with duplicate labels.
         .target(
             name: "SampleGenerator",
+            dependencies: [.product(name: "ExtrasBase64", package: "swift-extras-base64")],
             swiftSettings: sharedSwiftSettings
         ),
         // The command-line tool: ArgumentParser commands only.
         .executableTarget(
             name: "cardsync",
             dependencies: [
+                "JSONText",
                 "VCardKit",
                 "VCardXML",
                 "ContactStore",
@@ -139,7 +160,7 @@ let package = Package(
         // Release-build benchmark: prints one JSON line per figure.
         .executableTarget(
             name: "cardsync-bench",
-            dependencies: ["VCardKit", "VCardXML", "SampleGenerator"],
+            dependencies: ["JSONText", "VCardKit", "VCardXML", "SampleGenerator", "ContactStore"],
             swiftSettings: sharedSwiftSettings
         ),
         // A fault-injecting HTTP proxy on the loopback interface, for sync and client tests.
@@ -159,7 +180,7 @@ let package = Package(
         // The invariants each fuzz target checks, shared by the fuzzer and the regression tests.
         .target(
             name: "FuzzChecks",
-            dependencies: ["VCardKit", "VCardXML", "ContactStore", "CouchServer"],
+            dependencies: ["JSONText", "VCardKit", "VCardXML", "ContactStore", "CouchServer"],
             swiftSettings: sharedSwiftSettings
         ),
         // libFuzzer entry points (built by .ci/fuzz.sh with -sanitize=fuzzer), or a replayer of saved inputs.
@@ -180,8 +201,13 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
+            name: "JSONTextTests",
+            dependencies: ["JSONText", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
             name: "VCardKitTests",
-            dependencies: ["VCardKit", "SampleGenerator", "TestSupport"],
+            dependencies: ["VCardKit", "JSONText", "SampleGenerator", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
@@ -192,13 +218,14 @@ let package = Package(
         ),
         .testTarget(
             name: "ContactStoreTests",
-            dependencies: ["ContactStore", "VCardKit", "SampleGenerator", "TestSupport"],
+            dependencies: ["ContactStore", "JSONText", "VCardKit", "SampleGenerator", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "CouchServerTests",
             dependencies: [
                 "CouchServer",
+                "JSONText",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -207,25 +234,27 @@ let package = Package(
         ),
         .testTarget(
             name: "CouchClientTests",
-            dependencies: ["CouchClient", "CouchServer", "TestSupport"],
+            dependencies: ["CouchClient", "CouchServer", "JSONText", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncEngine", "ContactStore", "CouchClient", "CouchServer", "VCardKit", "FaultInjection", "TestSupport"],
-            swiftSettings: sharedSwiftSettings
-        ),
-        .testTarget(
-            name: "ContactDiffTests",
             dependencies: [
-                "ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport", "CouchClient", "CouchServer", "SyncEngine",
+                "SyncEngine", "ContactStore", "CouchClient", "CouchServer", "JSONText", "VCardKit", "FaultInjection", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
+            name: "ContactDiffTests",
+            dependencies: [
+                "ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport",
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
             name: "FaultInjectionTests",
-            dependencies: ["FaultInjection", "CouchClient", "CouchServer", "TestSupport"],
+            dependencies: ["FaultInjection", "CouchClient", "CouchServer", "JSONText", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

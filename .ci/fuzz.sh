@@ -20,7 +20,7 @@ shared="${CARDSYNC_SHARED:-$(dirname "$repo")/shared}"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(vcard jcard xcard journal couch-body)
+[ "${#targets[@]}" -gt 0 ] || targets=(vcard jcard xcard journal json couch-body)
 scratch="$repo/.build-fuzz"
 
 flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer -Xswiftc -DCARDSYNC_LIBFUZZER)
@@ -50,7 +50,7 @@ run_target() {
   case "$target" in
     vcard|jcard|xcard) seedDirs=("$shared/corpus" "Samples") ;;
     journal) seedDirs=("$seeds/journal") ;;
-    couch-body) seedDirs=("$seeds/journal" "$shared/corpus") ;;
+    json|couch-body) seedDirs=("$seeds/journal" "$shared/corpus" "Tests/FuzzRegressionTests/Inputs/json") ;;
   esac
   local status=0 started
   started=$(date +%s)

@@ -1,11 +1,12 @@
 import Foundation
+import JSONText
 import Logging
 
 /// A decoded response.
 struct CouchResponse: Sendable {
     var status: Int
     var headers: [CouchHTTPRequest.HeaderField]
-    var json: CouchJSON
+    var json: JSONValue
 }
 
 extension CouchClient {
@@ -15,7 +16,7 @@ extension CouchClient {
     ///   - path: already percent-encoded, starting with `/` (or empty for the root).
     ///   - query: names and values, encoded here.
     /// - Throws: ``CouchClientError`` for any failure.
-    func send(_ method: String, path: String, query: [(String, String)] = [], body: CouchJSON? = nil,
+    func send(_ method: String, path: String, query: [(String, String)] = [], body: JSONValue? = nil,
               documentID: String? = nil) async throws -> CouchResponse {
         var url = baseURL + path
         if !query.isEmpty {
@@ -24,7 +25,7 @@ extension CouchClient {
         var headers: [CouchHTTPRequest.HeaderField] = [.init(name: "Accept", value: "application/json")]
         var bytes: [UInt8]?
         if let body {
-            bytes = body.jsonBytes
+            bytes = body.serialized()
             headers.append(.init(name: "Content-Type", value: "application/json"))
         }
         let usesCookie = credentials != nil && configuration.authentication == .cookie
@@ -94,7 +95,7 @@ extension CouchClient {
         }
         do {
             return CouchResponse(status: response.status, headers: response.headers,
-                                 json: try CouchJSON(parsing: response.body))
+                                 json: try JSONValue(parsing: response.body))
         } catch {
             throw CouchClientError(.invalidResponse, status: response.status, reason: "the response is not JSON",
                                    documentID: documentID, method: method, url: url)
@@ -103,7 +104,7 @@ extension CouchClient {
 
     static func error(for response: CouchHTTPResponse, method: String, url: String, documentID: String?,
                       attempts: Int) -> CouchClientError {
-        let json = try? CouchJSON(parsing: response.body)
+        let json = try? JSONValue(parsing: response.body)
         return CouchClientError(
             .forStatus(response.status), status: response.status,
             error: json?["error"]?.stringValue, reason: json?["reason"]?.stringValue,
@@ -140,7 +141,7 @@ extension CouchClient {
         if let cookie = session.value { return cookie }
         guard let credentials else { throw CouchClientError(.unauthorized, reason: "cookie authentication needs credentials") }
         let url = baseURL + "/_session"
-        let body = try CouchJSON.object(["name": .string(credentials.name), "password": .string(credentials.password)]).serialized()
+        let body = JSONValue.object(["name": .string(credentials.name), "password": .string(credentials.password)]).serialized()
         let request = CouchHTTPRequest(method: "POST", url: url,
                                        headers: [.init(name: "Accept", value: "application/json"),
                                                  .init(name: "Content-Type", value: "application/json")],

@@ -1,3 +1,5 @@
+public import JSONText
+
 extension CouchDatabase {
     /// `POST /{db}/_bulk_docs`: saves many documents in one request, one result per document.
     ///
@@ -11,10 +13,10 @@ extension CouchDatabase {
     ///     failures only.
     /// - Returns: per-document results (`conflict`, `forbidden`, … are results, not throws).
     /// - Throws: ``CouchClientError`` when the request as a whole fails.
-    public func bulkDocuments(_ documents: [[String: CouchJSON]], newEdits: Bool = true) async throws -> [BulkDocumentResult] {
+    public func bulkDocuments(_ documents: [JSONObject], newEdits: Bool = true) async throws -> [BulkDocumentResult] {
         guard !documents.isEmpty else { return [] }
         do {
-            var body: [String: CouchJSON] = ["docs": .array(documents.map(CouchJSON.object))]
+            var body: JSONObject = ["docs": .array(documents.map(JSONValue.object))]
             if !newEdits { body["new_edits"] = false }
             let response = try await client.send("POST", path: path + "/_bulk_docs", body: .object(body))
             guard let rows = response.json.arrayValue else { throw invalid("expected an array from _bulk_docs") }
@@ -41,7 +43,7 @@ extension CouchDatabase {
     public func allDocuments(keys: [String], includeDocuments: Bool = false, conflicts: Bool = false) async throws -> [AllDocumentsRow] {
         var query: [(String, String)] = includeDocuments ? [("include_docs", "true")] : []
         if conflicts { query.append(("conflicts", "true")) }
-        let body: CouchJSON = ["keys": .array(keys.map(CouchJSON.string))]
+        let body: JSONValue = ["keys": .array(keys.map(JSONValue.string))]
         let response = try await client.send("POST", path: path + "/_all_docs", query: query, body: body)
         guard let rows = response.json["rows"]?.arrayValue else { throw invalid("expected rows from _all_docs") }
         return rows.map(AllDocumentsRow.init(json:))
@@ -53,13 +55,18 @@ extension CouchDatabase {
     /// - Returns: per document id with something missing, the missing revisions.
     /// - Throws: ``CouchClientError``.
     public func revisionsDifference(_ revisions: [String: [String]]) async throws -> [String: RevisionsDifference] {
-        let body = CouchJSON.object(revisions.mapValues { .array($0.map(CouchJSON.string)) })
-        let response = try await client.send("POST", path: path + "/_revs_diff", body: body)
+        let body = JSONObject(revisions.sorted { $0.key < $1.key }.map {
+            JSONObject.Member(key: $0.key, value: .array($0.value.map(JSONValue.string)))
+        })
+        let response = try await client.send("POST", path: path + "/_revs_diff", body: .object(body))
         guard let object = response.json.objectValue else { throw invalid("expected an object from _revs_diff") }
-        return object.mapValues { entry in
-            RevisionsDifference(missing: entry["missing"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                                possibleAncestors: entry["possible_ancestors"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        var differences: [String: RevisionsDifference] = [:]
+        for member in object.members {
+            differences[member.key] = RevisionsDifference(
+                missing: member.value["missing"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                possibleAncestors: member.value["possible_ancestors"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         }
+        return differences
     }
 
     /// `POST /{db}/_bulk_get`: many documents (or revisions) in one request.
@@ -71,8 +78,8 @@ extension CouchDatabase {
     /// - Throws: ``CouchClientError``.
     public func bulkGet(_ requests: [BulkGetRequest], revisions: Bool = false) async throws -> [BulkGetResult] {
         guard !requests.isEmpty else { return [] }
-        let docs: [CouchJSON] = requests.map { request in
-            var entry: [String: CouchJSON] = ["id": .string(request.id)]
+        let docs: [JSONValue] = requests.map { request in
+            var entry: JSONObject = ["id": .string(request.id)]
             if let revision = request.revision { entry["rev"] = .string(revision) }
             return .object(entry)
         }
@@ -118,6 +125,6 @@ extension CouchDatabase {
         guard let rows = response.json["results"]?.arrayValue else { throw invalid("expected results from _changes") }
         return ChangesPage(results: rows.map(Change.init(json:)),
                            lastSequence: CouchSequence(response.json["last_seq"] ?? .null),
-                           pending: response.json["pending"]?.integerValue)
+                           pending: response.json["pending"]?.intValue)
     }
 }

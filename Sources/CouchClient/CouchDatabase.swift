@@ -1,3 +1,5 @@
+public import JSONText
+
 /// One database on a server: the document, bulk, changes and checkpoint calls.
 ///
 /// A value made by ``CouchClient/database(_:)``; making it sends nothing.
@@ -61,7 +63,7 @@ public struct CouchDatabase: Sendable {
     ///   - conflicts: include `_conflicts` (losing leaf revisions).
     /// - Throws: ``CouchClientError`` (`notFound` when missing or deleted).
     public func document(id: String, revision: String? = nil, revisions: Bool = false,
-                         conflicts: Bool = false) async throws -> [String: CouchJSON] {
+                         conflicts: Bool = false) async throws -> JSONObject {
         var query: [(String, String)] = []
         if let revision { query.append(("rev", revision)) }
         if revisions { query.append(("revs", "true")) }
@@ -81,7 +83,7 @@ public struct CouchDatabase: Sendable {
         var query: [(String, String)] = []
         switch openRevisions {
         case .all: query.append(("open_revs", "all"))
-        case .only(let list): query.append(("open_revs", try jsonText(.array(list.map(CouchJSON.string)))))
+        case .only(let list): query.append(("open_revs", jsonText(.array(list.map(JSONValue.string)))))
         }
         if revisions { query.append(("revs", "true")) }
         let response = try await client.send("GET", path: documentPath(id), query: query, documentID: id)
@@ -100,7 +102,7 @@ public struct CouchDatabase: Sendable {
     /// - Returns: the id and new revision.
     /// - Throws: ``CouchClientError`` (`conflict` when `_rev` is not the current revision).
     @discardableResult
-    public func put(_ document: [String: CouchJSON]) async throws -> DocumentUpdate {
+    public func put(_ document: JSONObject) async throws -> DocumentUpdate {
         let id = document["_id"]?.stringValue
         let response = if let id {
             try await client.send("PUT", path: documentPath(id), body: .object(document), documentID: id)
@@ -124,7 +126,7 @@ public struct CouchDatabase: Sendable {
     ///
     /// - Parameter id: the name, with or without the `_local/` prefix.
     /// - Throws: ``CouchClientError`` for failures other than 404.
-    public func localDocument(id: String) async throws -> [String: CouchJSON]? {
+    public func localDocument(id: String) async throws -> JSONObject? {
         do {
             return try await document(id: Self.localID(id))
         } catch let error as CouchClientError where error.status == 404 {
@@ -139,7 +141,7 @@ public struct CouchDatabase: Sendable {
     ///   - document: the body; include the `_rev` read last to update it.
     /// - Throws: ``CouchClientError``.
     @discardableResult
-    public func putLocalDocument(id: String, _ document: [String: CouchJSON]) async throws -> DocumentUpdate {
+    public func putLocalDocument(id: String, _ document: JSONObject) async throws -> DocumentUpdate {
         var document = document
         document["_id"] = .string(Self.localID(id))
         return try await put(document)
@@ -147,7 +149,7 @@ public struct CouchDatabase: Sendable {
 
     static func localID(_ id: String) -> String { id.hasPrefix("_local/") ? id : "_local/" + id }
 
-    func update(from json: CouchJSON, id: String?) throws -> DocumentUpdate {
+    func update(from json: JSONValue, id: String?) throws -> DocumentUpdate {
         guard let savedID = json["id"]?.stringValue ?? id, let revision = json["rev"]?.stringValue else {
             throw invalid("expected id and rev", id: id)
         }
@@ -158,11 +160,7 @@ public struct CouchDatabase: Sendable {
         CouchClientError(.invalidResponse, reason: reason, documentID: id, url: client.baseURL + path)
     }
 
-    func jsonText(_ value: CouchJSON) throws -> String {
-        do {
-            return String(decoding: try value.serialized(), as: UTF8.self)
-        } catch {
-            throw CouchClientError(.invalidDocument, reason: String(describing: error))
-        }
+    func jsonText(_ value: JSONValue) -> String {
+        String(decoding: value.serialized(), as: UTF8.self)
     }
 }

@@ -1,3 +1,5 @@
+import JSONText
+
 /// A failure answered the way CouchDB answers it: an HTTP status and a body
 /// `{"error": …, "reason": …}`.
 ///

@@ -1,5 +1,6 @@
 import ContactStore
 import CouchServer
+import JSONText
 import VCardKit
 import VCardXML
 
@@ -18,6 +19,9 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
     case xcard
     /// One journal line: decode (with its checksum), encode, decode.
     case journal
+    /// Any JSON text (JSONText): parse, write, parse; the sorted-keys writer; and the stream
+    /// reader, fed in small chunks, reads what the parser reads or fails where it fails.
+    case json
     /// A document body as `cardsync serve` receives it: JSON parse, serialize, the document
     /// rules (`_id`, `_rev`, `_deleted`, `_revisions`, reserved members) and the size check.
     case couchBody = "couch-body"
@@ -32,6 +36,7 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
         case .jcard: try Self.checkJCard(input)
         case .xcard: try Self.checkXCard(input)
         case .journal: try Self.checkJournal(input)
+        case .json: try Self.checkJSON(input)
         case .couchBody: try Self.checkCouchBody(input)
         }
     }
@@ -96,6 +101,55 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
         }
         try expect(decoded == event, "decode → encode → decode changed the event")
         try expect(JournalLine.encode(decoded) == encoded, "encode is not stable", encoded, JournalLine.encode(decoded))
+    }
+
+    private static func checkJSON(_ input: [UInt8]) throws(FuzzFailure) {
+        let options = JSONReadingOptions(maximumDepth: 64, allowsByteOrderMark: true)
+        let parsed: Result<JSONValue, JSONError>
+        do throws(JSONError) { parsed = .success(try JSONValue(parsing: input, options: options)) } catch { parsed = .failure(error) }
+        let chunkSize = 1 + (input.first.map(Int.init) ?? 0) % 7
+        let streamed = streamWholeValue(input, options: options, chunkSize: chunkSize)
+        switch (parsed, streamed) {
+        case (.success(let value), .success(let other)):
+            try expect(value == other, "the stream reader read another value than the parser (chunks of \(chunkSize))")
+        case (.failure(let error), .failure(let other)):
+            try expect(error == other, "the stream reader failed otherwise than the parser: \(error) / \(other)")
+        default:
+            throw FuzzFailure("the parser and the stream reader disagree (chunks of \(chunkSize)): \(parsed) / \(streamed)")
+        }
+        guard case .success(let value) = parsed else { return }
+        let written = value.serialized()
+        guard let reparsed = try? JSONValue(parsing: written) else { throw FuzzFailure("written JSON cannot be parsed again") }
+        try expect(reparsed == value, "parse → write → parse changed the value")
+        try expect(reparsed.serialized() == written, "write is not stable", written, reparsed.serialized())
+        let sorted = JSONWriter(sortsKeys: true).bytes(for: value)
+        guard let sortedValue = try? JSONValue(parsing: sorted) else { throw FuzzFailure("sorted JSON cannot be parsed again") }
+        try expect(JSONWriter(sortsKeys: true).bytes(for: sortedValue) == sorted, "the sorted writer is not stable", sorted,
+                   JSONWriter(sortsKeys: true).bytes(for: sortedValue))
+    }
+
+    /// The document as the stream reader reads it: the top level with `nextValue()`, fed in chunks.
+    private static func streamWholeValue(_ input: [UInt8], options: JSONReadingOptions, chunkSize: Int) -> Result<JSONValue, JSONError> {
+        var reader = JSONStreamReader(options: options)
+        var value: JSONValue?
+        var offset = 0
+        func nextChunk() -> ArraySlice<UInt8>? {
+            guard offset < input.count else { return nil }
+            defer { offset += chunkSize }
+            return input[offset..<min(offset + chunkSize, input.count)]
+        }
+        do throws(JSONError) {
+            while true {
+                let event = try reader.nextValue(feeding: nextChunk)
+                switch event {
+                case .value(let whole): value = whole
+                case .endOfDocument: return .success(value ?? .null)
+                default: return .failure(JSONError(.invalidJSON, "unexpected event \(event)", at: reader.eventPosition))
+                }
+            }
+        } catch {
+            return .failure(error)
+        }
     }
 
     private static func checkCouchBody(_ input: [UInt8]) throws(FuzzFailure) {

@@ -1,5 +1,6 @@
-public import CouchClient
+import CouchClient
 import Foundation
+public import JSONText
 public import VCardKit
 
 /// The remote form of a contact: one CouchDB document per contact (see
@@ -33,8 +34,8 @@ public enum ContactDocument {
     ///   - edited: when this version was made (``ContactRecord/editTime``), in milliseconds
     ///     since 1970; the time `--conflict newest` compares on both sides. `nil` leaves it out.
     public static func document(uid: String, bytes: [UInt8], card: VCard, hash: ContentHash, revision: String?,
-                                updated: Int64, edited: Int64? = nil) -> [String: CouchJSON] {
-        var document: [String: CouchJSON] = [
+                                updated: Int64, edited: Int64? = nil) -> JSONObject {
+        var document: JSONObject = [
             "_id": .string(documentID(forUID: uid)),
             "type": "contact",
             "schemaVersion": 1,
@@ -42,8 +43,8 @@ public enum ContactDocument {
             "vcard": .string(String(decoding: bytes, as: UTF8.self)),
             "hash": .string(hash.hexDigits),
             "fn": .string(card.formattedName ?? ""),
-            "emails": .array(card.emailAddresses.map(CouchJSON.string)),
-            "phones": .array(card.telephoneNumbers.map(CouchJSON.string)),
+            "emails": .array(card.emailAddresses.map(JSONValue.string)),
+            "phones": .array(card.telephoneNumbers.map(JSONValue.string)),
             "updated": .string(timestamp(updated)),
         ]
         if let revision { document["_rev"] = .string(revision) }
@@ -53,8 +54,8 @@ public enum ContactDocument {
 
     /// The tombstone that deletes a contact's document at `revision`; `edited`: when the
     /// contact was deleted, when known.
-    public static func tombstone(uid: String, revision: String, updated: Int64, edited: Int64? = nil) -> [String: CouchJSON] {
-        var document: [String: CouchJSON] = [
+    public static func tombstone(uid: String, revision: String, updated: Int64, edited: Int64? = nil) -> JSONObject {
+        var document: JSONObject = [
             "_id": .string(documentID(forUID: uid)), "_rev": .string(revision), "_deleted": true,
             "type": "contact", "schemaVersion": 1, "uid": .string(uid), "updated": .string(timestamp(updated)),
         ]
@@ -89,7 +90,7 @@ public enum ContactDocument {
     /// Reads a (live) contact document.
     ///
     /// - Throws: a message naming what is wrong when the document is not a usable contact.
-    public static func decode(_ document: [String: CouchJSON]) throws(DocumentProblem) -> Decoded {
+    public static func decode(_ document: JSONObject) throws(DocumentProblem) -> Decoded {
         guard let id = document["_id"]?.stringValue, let uid = uid(fromDocumentID: id) else {
             throw DocumentProblem(documentID: document["_id"]?.stringValue ?? "?", message: "is not a contact document (its id does not start with \(idPrefix))")
         }

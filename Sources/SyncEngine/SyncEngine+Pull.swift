@@ -1,6 +1,7 @@
 import ContactStore
 import CouchClient
 import Foundation
+import JSONText
 import VCardKit
 
 extension SyncEngine {
@@ -162,7 +163,7 @@ extension SyncEngine {
 
     /// Settles a document that already has conflicting leaves (made by other replicators):
     /// picks one version by policy, keeps the others in the journal, deletes the losing leaves.
-    private func settleConflictedDocument(uid: String, document: [String: CouchJSON], losing: [String], record: ContactRecord?,
+    private func settleConflictedDocument(uid: String, document: JSONObject, losing: [String], record: ContactRecord?,
                                           state: RemoteSyncState?, report: inout SyncReport) async throws -> Settlement? {
         let winner: ContactDocument.Decoded
         do {
@@ -189,7 +190,7 @@ extension SyncEngine {
             }
         }
         // Delete the losing leaves; when the chosen version is not the server's winner, write it over the winner.
-        var writes: [[String: CouchJSON]] = losing.map { ContactDocument.tombstone(uid: uid, revision: $0, updated: chosen.updated ?? 0) }
+        var writes: [JSONObject] = losing.map { ContactDocument.tombstone(uid: uid, revision: $0, updated: chosen.updated ?? 0) }
         if chosen.revision != winner.revision {
             var document = ContactDocument.document(uid: uid, bytes: chosen.bytes, card: chosen.card, hash: chosen.hash,
                                                     revision: winner.revision, updated: chosen.updated ?? 0, edited: chosen.edited)

@@ -1,5 +1,6 @@
 import ContactStore
 import CouchClient
+import JSONText
 import VCardKit
 
 extension SyncEngine {
@@ -135,7 +136,7 @@ extension SyncEngine {
         let live = batch.filter { !$0.isDeletion }
         let contacts = Dictionary(await book.storedContacts(uids: live.map(\.record.uid)).map { ($0.uid, $0) },
                                   uniquingKeysWith: { first, _ in first })
-        var documents: [[String: CouchJSON]] = []
+        var documents: [JSONObject] = []
         var sent: [PendingPush] = []
         for item in batch {
             let uid = item.record.uid

@@ -1,6 +1,7 @@
 public import ContactStore
 public import CouchClient
 import Foundation
+import JSONText
 public import Logging
 import VCardKit
 
@@ -145,7 +146,7 @@ public struct SyncEngine: Sendable {
 
     private func saveServerCheckpoint(_ position: String) async throws {
         let id = await checkpointDocumentID
-        var document: [String: CouchJSON] = [
+        var document: JSONObject = [
             "last_seq": Self.sequence(fromText: position).value,
             "book": .string(await book.identifier),
             "updated": .string(ContactDocument.timestamp(book.clock.now())),
@@ -164,12 +165,12 @@ public struct SyncEngine: Sendable {
     /// A feed position as the journal stores it: the string itself, or the JSON text of any other value.
     static func text(of sequence: CouchSequence) -> String {
         if case .string(let text) = sequence.value { return text }
-        return (try? sequence.value.serialized()).map { String(decoding: $0, as: UTF8.self) } ?? sequence.description
+        return String(decoding: sequence.value.serialized(), as: UTF8.self)
     }
 
     static func sequence(fromText text: String) -> CouchSequence {
         if let number = Int(text) { return CouchSequence(.integer(number)) }
-        if text.hasPrefix("[") || text.hasPrefix("{"), let value = try? CouchJSON(parsing: Data(text.utf8)) { return CouchSequence(value) }
+        if text.hasPrefix("[") || text.hasPrefix("{"), let value = try? JSONValue(parsing: Data(text.utf8)) { return CouchSequence(value) }
         return CouchSequence(.string(text))
     }
 

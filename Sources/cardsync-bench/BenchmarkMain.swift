@@ -18,6 +18,7 @@ import VCardXML
 /// cardsync-bench store [--count N]  # the address book through the cardsync binary: import, scan, check, log
 /// cardsync-bench couch [--count N]  # cardsync serve: _bulk_docs and _changes
 /// cardsync-bench diff [--count N]   # cardsync diff and duplicates on generated books
+/// cardsync-bench json [--count N]   # the JSON layer: a _changes feed, journal lines, jCard
 /// ```
 ///
 /// Workloads per size (generated with seed 1, mixed 3.0/4.0, 10% photos):
@@ -40,6 +41,10 @@ struct BenchmarkMain {
         }
         if arguments.first == "diff" {
             try DiffBenchmark.run(Array(arguments.dropFirst()))
+            return
+        }
+        if arguments.first == "json" {
+            try JSONBenchmark.run(Array(arguments.dropFirst()))
             return
         }
         if arguments.first == "couch" {

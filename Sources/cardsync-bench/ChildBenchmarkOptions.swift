@@ -10,7 +10,9 @@ struct ChildBenchmarkOptions {
         .appendingPathComponent("cardsync").path
 
     /// Parses `arguments`; an unknown option or a missing value ends the benchmark naming `mode`.
-    init(_ arguments: [String], mode: String) {
+    init(_ arguments: [String], mode: String, count defaultCount: Int = 100_000, runs defaultRuns: Int = 3) {
+        count = defaultCount
+        runs = defaultRuns
         var rest = arguments
         while !rest.isEmpty {
             let flag = rest.removeFirst()

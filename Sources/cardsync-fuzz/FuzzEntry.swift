@@ -3,7 +3,7 @@ import FuzzChecks
 #if CARDSYNC_LIBFUZZER
 // Built by `.ci/fuzz.sh` with `-sanitize=fuzzer -D CARDSYNC_LIBFUZZER`: libFuzzer provides `main`
 // and calls these. The target is chosen with CARDSYNC_FUZZ_TARGET (vcard, jcard, xcard, journal,
-// couch-body).
+// json, couch-body).
 
 #if canImport(Glibc)
 import Glibc

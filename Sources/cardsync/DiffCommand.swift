@@ -112,7 +112,7 @@ struct DiffCommand: AsyncParsableCommand {
         let choice = RemoteChoice(location: location, insecure: insecure, embeddedData: nil)
         do {
             return try await withRemoteClient(choice) { client, _ in
-                try await ContactSetReader.read(database: client.database(location.database), name: location.key)
+                try await ContactSetReader.read(from: DatabaseContactSetSource(database: client.database(location.database), name: location.key))
             }
         } catch let error as CouchClientError {
             let status = switch error.code {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONText
 import VCardKit
 import VCardXML
 
@@ -80,13 +81,17 @@ struct ValidateCommand: AsyncParsableCommand {
         var problems: [Diagnostic]
         do {
             if format == .jcard {
-                let schema = try JSONSchemaCheck(schema: Array(FileManager.default.contents(atPath: schemaPath) ?? Data()))
-                problems = schema.problems(in: bytes, sourceName: path)
+                let schema = try JSONSchema(parsing: Array(FileManager.default.contents(atPath: schemaPath) ?? Data()))
+                // A document that is not JSON is reported by the jCard reader already.
+                problems = ((try? schema.violations(in: bytes)) ?? []).map {
+                    Diagnostic(severity: .warning, code: "schema-violation", message: $0,
+                               location: SourceLocation(source: path, line: 1, column: 1))
+                }
             } else {
                 problems = try XCardSchema(contentsOf: schemaPath).validate(bytes, sourceName: path)
             }
         } catch {
-            return [Diagnostic(severity: .warning, code: "schema-unusable", message: error.description,
+            return [Diagnostic(severity: .warning, code: "schema-unusable", message: "\(error)",
                                location: SourceLocation(source: path, line: 1, column: 1))]
         }
         problems = problems.filter { $0.code.rawValue == "schema-violation" }

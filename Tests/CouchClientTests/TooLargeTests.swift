@@ -1,5 +1,6 @@
 import CouchClient
 import Foundation
+import JSONText
 import Testing
 
 @Suite("Request size limits on a live CouchServer")
@@ -10,7 +11,7 @@ struct TooLargeTests {
             let database = client.database("contacts")
             try await database.create()
             let filler = String(repeating: "x", count: 280)
-            var documents: [[String: CouchJSON]] = (1...9).map { ["_id": .string("doc\($0)"), "text": .string(filler)] }
+            var documents: [JSONObject] = (1...9).map { ["_id": .string("doc\($0)"), "text": .string(filler)] }
             documents.insert(["_id": "huge", "text": .string(String(repeating: "y", count: 4000))], at: 4)
             let results = try await database.bulkDocuments(documents)
             #expect(results.map(\.id) == documents.map { $0["_id"]?.stringValue })

@@ -1,5 +1,6 @@
 import CouchServer
 import Foundation
+import JSONText
 import Testing
 
 /// Stores `count` documents `doc-000…` with `_bulk_docs`; returns their revisions by id.

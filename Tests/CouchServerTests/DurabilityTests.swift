@@ -1,5 +1,6 @@
 @testable import CouchServer
 import Foundation
+import JSONText
 import HummingbirdTesting
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import CouchServer
 import Foundation
+import JSONText
 import Testing
 
 /// A one-shot replicator following CouchDB's replication protocol: read the checkpoint from

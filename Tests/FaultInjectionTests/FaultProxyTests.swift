@@ -1,6 +1,7 @@
 import CouchClient
 import FaultInjection
 import Foundation
+import JSONText
 import Testing
 
 /// A client that fails at once, so each fault's effect is seen by the caller. The timeouts leave
@@ -146,7 +147,7 @@ struct FaultProxyTests {
                 #expect(try await database.info().documentCount == count)
                 let rows = try await database.allDocuments(keys: (0..<count).map { "card-\($0)" }, includeDocuments: true)
                 for (index, row) in rows.enumerated() {
-                    #expect(row.document?["n"]?.integerValue == index)
+                    #expect(row.document?["n"]?.intValue == index)
                     #expect(row.document?["edited"]?.boolValue == true)
                     #expect(row.revision?.hasPrefix("2-") == true, "card-\(index) is at \(row.revision ?? "none")")
                 }
@@ -162,7 +163,7 @@ extension CouchDatabase {
     /// Saves `fields` as the revision after `revision` (a new document when `nil`), as a sync
     /// must: retried until the outcome is known, and a conflict whose stored document already
     /// holds `fields` at the next generation counts as this write having landed earlier.
-    func writeOnce(_ fields: [String: CouchJSON], revision: String?) async throws {
+    func writeOnce(_ fields: JSONObject, revision: String?) async throws {
         let id = fields["_id"]!.stringValue!
         let generation = (revision.flatMap { Int($0.split(separator: "-")[0]) } ?? 0) + 1
         var document = fields

@@ -21,8 +21,9 @@ private let savedFindings: [FuzzInput] = {
     }
 }()
 
-/// The fuzz seeds: the vCard, jCard (`Samples/formats/*.json`) and xCard files of `Samples/`, and every file of the shared corpus, by the
-/// format INDEX.tsv gives it.
+/// The fuzz seeds: the vCard, jCard (`Samples/formats/*.json`) and xCard files of `Samples/`,
+/// the JSON Schemas of `Schemas/`, and every file of the shared corpus, by the format INDEX.tsv
+/// gives it.
 private let seeds: [FuzzInput] = {
     let enumerator = FileManager.default.enumerator(at: TestPaths.samples, includingPropertiesForKeys: nil)
     var inputs: [FuzzInput] = []
@@ -33,6 +34,11 @@ private let seeds: [FuzzInput] = {
         case "xml": inputs.append(FuzzInput(target: .xcard, url: url))
         default: break
         }
+    }
+    // The JSON Schemas, for the JSON target.
+    let schemas = TestPaths.repositoryRoot.appendingPathComponent("Schemas")
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: schemas.path)) ?? [] where name.hasSuffix(".json") {
+        inputs.append(FuzzInput(target: .json, url: schemas.appendingPathComponent(name)))
     }
     for entry in CorpusIndex.entries {
         let target: FuzzTarget = switch entry.version {
@@ -60,6 +66,6 @@ struct FuzzRegressionTests {
     }
 
     @Test func thereAreSeedsForEachFormatTarget() {
-        #expect(Set(seeds.map(\.target)).isSuperset(of: [.vcard, .jcard, .xcard]))
+        #expect(Set(seeds.map(\.target)).isSuperset(of: [.vcard, .jcard, .xcard, .json]))
     }
 }

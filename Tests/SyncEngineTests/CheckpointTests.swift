@@ -1,6 +1,7 @@
 import ContactStore
 import CouchClient
 import Foundation
+import JSONText
 import SyncEngine
 import Testing
 import TestSupport
@@ -107,9 +108,9 @@ import TestSupport
 }
 
 /// The text of a feed position as `SyncReport.checkpoint` gives it.
-func sequenceText(_ value: CouchJSON) -> String {
+func sequenceText(_ value: JSONValue) -> String {
     if case .string(let text) = value { return text }
-    return (try? value.serialized()).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    return String(decoding: value.serialized(), as: UTF8.self)
 }
 
 /// The URLs a sync requested, in order.

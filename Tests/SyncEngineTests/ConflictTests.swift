@@ -1,6 +1,7 @@
 import ContactStore
 import CouchClient
 import Foundation
+import JSONText
 import SyncEngine
 import Testing
 import TestSupport
@@ -101,7 +102,7 @@ import TestSupport
             let current = try await remote.db.document(id: "contact:c0")
             let revision = try #require(current["_rev"]?.stringValue)
             let generation = Int(revision.split(separator: "-")[0])!
-            func leaf(_ hash: String, note: String, rev: String) -> [String: CouchJSON] {
+            func leaf(_ hash: String, note: String, rev: String) -> JSONObject {
                 var document = current
                 document["_rev"] = .string("\(generation + 1)-\(hash)")
                 document["_revisions"] = ["start": .integer(generation + 1), "ids": [.string(hash), .string(String(revision.split(separator: "-")[1]))]]

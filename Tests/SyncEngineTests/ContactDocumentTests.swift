@@ -1,5 +1,6 @@
 import CouchClient
 import Foundation
+import JSONText
 import SyncEngine
 import Testing
 import TestSupport
@@ -16,7 +17,7 @@ import VCardKit
 
     @Test func derivedFieldsAreRecomputedFromTheTextNotTrusted() throws {
         let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada Lovelace\r\nEMAIL:ada@example.com\r\nEND:VCARD\r\n"
-        let document: [String: CouchJSON] = ["_id": "contact:ada", "_rev": "3-0123456789abcdef0123456789abcdef", "vcard": .string(text),
+        let document: JSONObject = ["_id": "contact:ada", "_rev": "3-0123456789abcdef0123456789abcdef", "vcard": .string(text),
                                              "hash": .string(String(repeating: "0", count: 64)), "fn": "Someone Else",
                                              "updated": "2026-11-22T05:09:44.120Z"]
         let decoded = try ContactDocument.decode(document)
@@ -47,7 +48,7 @@ import VCardKit
     }
 
     @Test func aCardWhoseUIDDisagreesWithItsIDIsRefused() {
-        let document: [String: CouchJSON] = ["_id": "contact:ada", "_rev": "1-0123456789abcdef0123456789abcdef",
+        let document: JSONObject = ["_id": "contact:ada", "_rev": "1-0123456789abcdef0123456789abcdef",
                                              "vcard": "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:bob\r\nFN:Bob\r\nEND:VCARD\r\n"]
         #expect(throws: ContactDocument.DocumentProblem.self) { try ContactDocument.decode(document) }
     }
@@ -57,7 +58,7 @@ import VCardKit
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let expected = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-        let document: [String: CouchJSON] = ["_id": "contact:t", "_rev": "1-0123456789abcdef0123456789abcdef", "updated": .string(expected),
+        let document: JSONObject = ["_id": "contact:t", "_rev": "1-0123456789abcdef0123456789abcdef", "updated": .string(expected),
                                              "vcard": "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:T\r\nEND:VCARD\r\n"]
         #expect(try ContactDocument.decode(document).updated == milliseconds)
         let written = ContactDocument.document(uid: "t", bytes: Array("x".utf8), card: VCard(), hash: ContentHash(of: VCard()),
@@ -75,8 +76,8 @@ import VCardKit
         let live = ContactDocument.document(uid: "ada", bytes: Array(text.utf8), card: card, hash: ContentHash(of: card),
                                             revision: revision, updated: 1_795_324_184_120, edited: 1_795_300_000_000)
         let tombstone = ContactDocument.tombstone(uid: "ada", revision: revision, updated: 1_795_324_184_120, edited: 1_795_324_184_000)
-        func problems(_ document: [String: CouchJSON]) throws -> [String] {
-            try SchemaValidator.problems(validating: try CouchJSON.object(document).serialized(), against: "couch-contact.schema.json")
+        func problems(_ document: JSONObject) throws -> [String] {
+            try SchemaValidator.problems(validating: Data(JSONValue.object(document).serialized()), against: "couch-contact.schema.json")
         }
         #expect(try problems(live) == [])
         #expect(try problems(tombstone) == [])

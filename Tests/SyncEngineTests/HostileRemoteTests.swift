@@ -1,6 +1,7 @@
 import ContactStore
 import CouchClient
 import Foundation
+import JSONText
 import SyncEngine
 import Testing
 import TestSupport
@@ -17,7 +18,7 @@ import TestSupport
     @Test(arguments: Endpoint.all)
     func contactsWithHostileUIDsArePulledIntoTheirOwnFilesInsideTheBook(endpoint: Endpoint) async throws {
         try await withRemote(endpoint) { remote in
-            let documents: [[String: CouchJSON]] = Self.hostileUIDs.enumerated().map { index, uid in
+            let documents: [JSONObject] = Self.hostileUIDs.enumerated().map { index, uid in
                 ["_id": .string(ContactDocument.documentID(forUID: uid)), "vcard": .string(card(uid, "Hostile \(index)"))]
             }
             try await remote.db.create()

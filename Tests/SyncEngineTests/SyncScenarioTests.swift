@@ -1,6 +1,7 @@
 import ContactStore
 import CouchClient
 import Foundation
+import JSONText
 import SyncEngine
 import Testing
 import TestSupport
@@ -26,7 +27,7 @@ import TestSupport
             #expect(document["emails"] == .array(["p3@example.com"]))
             #expect(document["vcard"]?.stringValue == (try book.read("c3.vcf")))
             if SchemaValidator.isAvailable {
-                let data = try CouchJSON.object(document).serialized()
+                let data = Data(JSONValue.object(document).serialized())
                 #expect(try SchemaValidator.problems(validating: data, against: "couch-contact.schema.json").isEmpty)
             }
             // A second sync has nothing to do and sends no document.
@@ -116,7 +117,7 @@ import TestSupport
             #expect(deleted["_deleted"] == true)
             if SchemaValidator.isAvailable {
                 for document in [deleted, try await remote.db.document(id: "contact:c1")] {
-                    let problems = try SchemaValidator.problems(validating: try CouchJSON.object(document).serialized(),
+                    let problems = try SchemaValidator.problems(validating: Data(JSONValue.object(document).serialized()),
                                                                 against: "couch-contact.schema.json")
                     #expect(problems.isEmpty, "\(document["_id"]!): \(problems)")
                 }

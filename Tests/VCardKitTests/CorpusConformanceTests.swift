@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Testing
 import TestSupport
 @testable import VCardKit
@@ -113,8 +114,8 @@ enum RoundTripChecks {
     static func convertsThroughJCardWithoutLoss(_ bytes: [UInt8], sourceName: String) throws {
         let cards = try VCardReader.read(bytes, sourceName: sourceName).cards
         let json = JCardWriter(unwrapsSingleCard: false).bytes(for: cards)
-        let schema = try JSONSchemaCheck(schema: Array(Data(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Schemas/jcard.schema.json"))))
-        #expect(schema.problems(in: json, sourceName: sourceName) == [])
+        let schema = try JSONSchema(parsing: Array(Data(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Schemas/jcard.schema.json"))))
+        #expect(try schema.violations(in: json) == [], "\(sourceName)")
         let back = try JCardReader.read(json, sourceName: "jcard")
         #expect(!back.hasErrors, "\(back.diagnostics)")
         #expect(back.cards.count == cards.count)

@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Testing
 import TestSupport
 @testable import VCardKit
@@ -124,11 +125,11 @@ import TestSupport
     }
 
     @Test func schemaCheckFindsAPropertyWithoutValue() throws {
-        let schema = try JSONSchemaCheck(schema: Array(Data(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Schemas/jcard.schema.json"))))
-        #expect(schema.problems(in: Array(#"["vcard",[["fn",{},"text","A"]]]"#.utf8)) == [])
-        #expect(!schema.problems(in: Array(#"["vcard",[["fn",{},"text"]]]"#.utf8)).isEmpty)
-        #expect(!schema.problems(in: Array(#"["vcard",[["FN",{},"text","A"]]]"#.utf8)).isEmpty)
-        #expect(!schema.problems(in: Array(#"["vcard",[["fn",{},"txt","A"]]]"#.utf8)).isEmpty)
+        let schema = try JSONSchema(parsing: Array(Data(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("Schemas/jcard.schema.json"))))
+        #expect(try schema.violations(in: Array(#"["vcard",[["fn",{},"text","A"]]]"#.utf8)) == [])
+        #expect(try !schema.violations(in: Array(#"["vcard",[["fn",{},"text"]]]"#.utf8)).isEmpty)
+        #expect(try !schema.violations(in: Array(#"["vcard",[["FN",{},"text","A"]]]"#.utf8)).isEmpty)
+        #expect(try !schema.violations(in: Array(#"["vcard",[["fn",{},"txt","A"]]]"#.utf8)).isEmpty)
     }
 }
 

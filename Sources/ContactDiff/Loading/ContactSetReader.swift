@@ -4,8 +4,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ContactStore
 import VCardKit
-import VCardXML
 
 /// Reads a ``ContactSet`` from a path: a file of vCard (2.1, 3.0, 4.0), jCard or xCard text
 /// with any number of cards (the format is detected from the first bytes), or a folder of such
@@ -73,19 +73,8 @@ public enum ContactSetReader {
     /// input are held besides the cards.
     static func readDocument(format: ContactFormat, name: String, chunks next: @escaping () -> [UInt8]?) -> ContactSet {
         var items: [ContactSet.Item] = []
-        var diagnostics: [Diagnostic] = []
-        func take(_ card: VCard) { items.append(.card(card, origin: "\(name):\(card.location?.line ?? 1)")) }
-        if format == .xcard {
-            diagnostics = XCardReader.read(chunks: next, sourceName: name, body: take)
-        } else {
-            var parser = JCardParser(sourceName: name)
-            while let chunk = next() {
-                parser.feed(chunk)
-                while let card = parser.nextCard() { take(card) }
-            }
-            parser.finish()
-            while let card = parser.nextCard() { take(card) }
-            diagnostics = parser.takeDiagnostics()
+        let diagnostics = CardDocumentReader.read(format, sourceName: name, chunks: next) { card in
+            items.append(.card(card, origin: "\(name):\(card.location?.line ?? 1)"))
         }
         return ContactSet(name: name, items: items, diagnostics: diagnostics)
     }

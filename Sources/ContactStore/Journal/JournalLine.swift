@@ -1,3 +1,4 @@
+import JSONText
 import VCardKit
 
 /// Why a journal line could not be read.
@@ -75,28 +76,8 @@ package enum JournalLine {
             out.append(contentsOf: "null".utf8)
             return
         }
-        appendString(value, to: &out)
-    }
-
-    /// A JSON string as Python's `json.dumps(..., ensure_ascii=False)` spells it.
-    static func appendString(_ value: String, to out: inout [UInt8]) {
-        out.append(0x22)
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in value.utf8 {
-            switch byte {
-            case 0x22: out.append(0x5C); out.append(0x22)
-            case 0x5C: out.append(0x5C); out.append(0x5C)
-            case 0x0A: out.append(0x5C); out.append(0x6E)
-            case 0x0D: out.append(0x5C); out.append(0x72)
-            case 0x09: out.append(0x5C); out.append(0x74)
-            case 0x08: out.append(0x5C); out.append(0x62)
-            case 0x0C: out.append(0x5C); out.append(0x66)
-            case 0..<0x20:
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
-            }
-        }
-        out.append(0x22)
+        // JSONText writes strings as Python's json.dumps(..., ensure_ascii=False) does.
+        JSONWriter.writeString(value, to: &out)
     }
 
     /// Reads one line held in an array (without its line feed) and checks its checksum.
@@ -110,7 +91,7 @@ package enum JournalLine {
     /// Reads one line (without its line feed) and checks its checksum.
     /// - Parameter includingCard: decode the card's text (replay does not need it, and skips the work).
     static func decode(_ line: UnsafeRawBufferPointer, includingCard: Bool) throws(JournalLineError) -> JournalEvent {
-        let object = try FlatJSONObject(line)
+        let object = try JournalMembers(line, includingCard: includingCard)
         guard let checksumMember = object.checksumRange, let checksumText = object.text("checksum")
         else { throw JournalLineError(reason: "the line has no checksum") }
         var crc = CRC32.update(0, UnsafeRawBufferPointer(rebasing: line[0..<checksumMember.lowerBound]))
@@ -118,14 +99,14 @@ package enum JournalLine {
         guard CRC32.hex(crc) == checksumText else {
             throw JournalLineError(reason: "the checksum does not match the line's content (stored \(checksumText), computed \(CRC32.hex(crc)))")
         }
-        guard case .integer(let version)? = object.value("schemaVersion") else {
+        guard let version = try object.integer("schemaVersion") else {
             throw JournalLineError(reason: "schemaVersion is missing")
         }
         guard version <= JournalEvent.currentSchemaVersion, version >= 1 else {
             throw JournalLineError(reason: "schemaVersion \(version) is newer than this cardsync understands (\(JournalEvent.currentSchemaVersion)); use a newer cardsync",
                                    isNewerFormat: true)
         }
-        guard case .integer(let sequence)? = object.value("seq"), sequence > 0 else { throw JournalLineError(reason: "seq is missing") }
+        guard let sequence = try object.integer("seq"), sequence > 0 else { throw JournalLineError(reason: "seq is missing") }
         guard let op = object.text("op"), let source = object.text("source"), let time = object.text("time")
         else { throw JournalLineError(reason: "a required member (op, source, time) is missing") }
         let isCheckpoint = op == JournalEvent.Operation.checkpoint.rawValue
@@ -148,8 +129,8 @@ package enum JournalLine {
             guard let milliseconds = Timestamp.parse(edited.utf8) else { throw JournalLineError(reason: "edited \"\(edited)\" is not a UTC timestamp") }
             event.edited = milliseconds
         }
-        if case .integer(let restored)? = object.value("restoredSeq") { event.restoredSequence = restored }
-        if case .boolean(true)? = object.value("generatedUID") { event.isGeneratedUID = true }
+        if let restored = try object.integer("restoredSeq") { event.restoredSequence = restored }
+        if object.value("generatedUID") == .bool(true) { event.isGeneratedUID = true }
         if includingCard {
             if let text = object.text("card") {
                 event.card = Array(text.utf8)
@@ -164,181 +145,76 @@ package enum JournalLine {
     }
 }
 
-/// A JSON object whose values are strings, integers, booleans or null: all a journal line holds.
-/// Strings are decoded only when asked for.
-struct FlatJSONObject {
-    enum Value {
-        case string(String)
-        case rawString(Range<Int>, escaped: Bool)
-        case integer(Int)
-        case boolean(Bool)
-        case null
-    }
-
-    private let bytes: UnsafeRawBufferPointer
-    private var members: [(key: String, value: Value)] = []
+/// The members of a journal line, read with JSONText's stream reader, and where the
+/// `"checksum":"…",` member is. The card's text is passed over unread unless it is asked for.
+struct JournalMembers {
+    private var members: [JSONObject.Member] = []
     /// The bytes of the `"checksum":"…",` member, comma included.
     private(set) var checksumRange: Range<Int>?
 
-    init(_ bytes: UnsafeRawBufferPointer) throws(JournalLineError) {
-        self.bytes = bytes
-        var index = 0
-        let count = bytes.count
-        func skipSpace() { while index < count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 } }
-        func fail(_ what: String) -> JournalLineError { JournalLineError(reason: "not a JSON object: \(what) at byte \(index + 1)") }
-        func scanString() throws(JournalLineError) -> (Range<Int>, Bool) {
-            guard index < count, bytes[index] == 0x22 else { throw fail("expected '\"'") }
-            index += 1
-            let start = index
-            var escaped = false
-            while index < count {
-                let byte = bytes[index]
-                if byte == 0x22 { let range = start..<index; index += 1; return (range, escaped) }
-                if byte == 0x5C { escaped = true; index += 2; continue }
-                if byte < 0x20 { throw fail("control character in a string") }
-                index += 1
+    init(_ line: UnsafeRawBufferPointer, includingCard: Bool) throws(JournalLineError) {
+        var reader = JSONStreamReader(options: JSONReadingOptions(maximumDepth: 16))
+        reader.feed(line)
+        reader.finish()
+        do throws(JSONError) {
+            guard try reader.next() == .startObject else {
+                throw JSONError(.invalidJSON, "expected '{'", at: reader.eventPosition)
             }
-            throw fail("unterminated string")
-        }
-        skipSpace()
-        guard index < count, bytes[index] == 0x7B else { throw fail("expected '{'") }
-        index += 1
-        skipSpace()
-        if index < count, bytes[index] == 0x7D { index += 1 } else {
-            while true {
-                skipSpace()
-                let memberStart = index
-                let (keyRange, keyEscaped) = try scanString()
-                let key = keyEscaped ? try Self.unescape(bytes, keyRange) : String(decoding: UnsafeRawBufferPointer(rebasing: bytes[keyRange]), as: UTF8.self)
-                skipSpace()
-                guard index < count, bytes[index] == 0x3A else { throw fail("expected ':'") }
-                index += 1
-                skipSpace()
-                guard index < count else { throw fail("missing value") }
-                let value: Value
-                switch bytes[index] {
-                case 0x22:
-                    let (range, escaped) = try scanString()
-                    value = .rawString(range, escaped: escaped)
-                case 0x2D, 0x30...0x39:
-                    var number = 0
-                    var negative = false
-                    if bytes[index] == 0x2D { negative = true; index += 1 }
-                    let digitsStart = index
-                    while index < count, bytes[index] >= 0x30 && bytes[index] <= 0x39 {
-                        let (product, overflow) = number.multipliedReportingOverflow(by: 10)
-                        guard !overflow else { throw fail("number too large") }
-                        number = product + Int(bytes[index] - 0x30)
-                        index += 1
-                    }
-                    guard index > digitsStart else { throw fail("expected a digit") }
-                    if index < count, bytes[index] == 0x2E || bytes[index] == 0x65 || bytes[index] == 0x45 { throw fail("expected an integer") }
-                    value = .integer(negative ? -number : number)
-                case 0x74 where Self.matches(bytes, index, "true"): index += 4; value = .boolean(true)
-                case 0x66 where Self.matches(bytes, index, "false"): index += 5; value = .boolean(false)
-                case 0x6E where Self.matches(bytes, index, "null"): index += 4; value = .null
-                default: throw fail("unexpected character")
-                }
-                members.append((key, value))
-                skipSpace()
-                guard index < count else { throw fail("unterminated object") }
-                if bytes[index] == 0x2C {
-                    index += 1
-                    if key == "checksum" { checksumRange = memberStart..<index }
+            while case .key(let key)? = try reader.next() {
+                let memberStart = reader.eventPosition.offset
+                if !includingCard && (key == "card" || key == "cardBase64") {
+                    _ = try reader.skipValue()
+                    members.append(JSONObject.Member(key: key, value: .null))
                     continue
                 }
-                if bytes[index] == 0x7D { index += 1; break }
-                throw fail("expected ',' or '}'")
+                guard case .value(let value)? = try reader.nextValue() else {
+                    throw JSONError(.invalidJSON, "expected a value", at: reader.position)
+                }
+                members.append(JSONObject.Member(key: key, value: value))
+                if key == "checksum" {
+                    // The member and the comma after it: the checksum is of the line without them.
+                    var end = reader.position.offset
+                    while end < line.count, line[end] == 0x20 || line[end] == 0x09 || line[end] == 0x0D { end += 1 }
+                    checksumRange = end < line.count && line[end] == 0x2C ? memberStart..<end + 1 : nil
+                }
             }
+            guard try reader.next() == .endOfDocument else {
+                throw JSONError(.invalidJSON, "text after the object", at: reader.eventPosition)
+            }
+        } catch {
+            throw JournalLineError(reason: "not a JSON object: \(error.message) at byte \(error.position.offset + 1)")
         }
-        skipSpace()
-        guard index == count else { throw fail("text after the object") }
     }
 
-    private static func matches(_ bytes: UnsafeRawBufferPointer, _ index: Int, _ word: String) -> Bool {
-        let utf8 = Array(word.utf8)
-        guard index + utf8.count <= bytes.count else { return false }
-        for offset in 0..<utf8.count where bytes[index + offset] != utf8[offset] { return false }
-        return true
-    }
-
-    func value(_ key: String) -> Value? {
+    func value(_ key: String) -> JSONValue? {
         members.first { $0.key == key }?.value
     }
 
     func has(_ key: String) -> Bool { value(key) != nil }
 
-    /// The value of a string member, decoded; `.null` or absent gives `nil`.
+    /// The value of a string member; `null`, another type or absent gives `nil`.
     func text(_ key: String) -> String? {
+        value(key)?.stringValue
+    }
+
+    /// The value of an integer member; `nil` when absent or `null`.
+    func integer(_ key: String) throws(JournalLineError) -> Int? {
         switch value(key) {
-        case .rawString(let range, let escaped)?:
-            if !escaped { return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
-            return try? Self.unescape(bytes, range)
-        case .string(let text)?: return text
-        default: return nil
+        case nil, .null?: return nil
+        case .number(let text)?:
+            guard let integer = Int(text) else { throw JournalLineError(reason: "\(key) is not an integer") }
+            return integer
+        default: throw JournalLineError(reason: "\(key) is not an integer")
         }
     }
 
     func hash(_ key: String) throws(JournalLineError) -> ContentHash? {
         switch value(key) {
         case nil, .null?: return nil
-        case .rawString(let range, _)?:
-            guard let hash = ContentHash(hexDigits: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))
-            else { throw JournalLineError(reason: "\(key) is not 64 hexadecimal digits") }
+        case .string(let digits)?:
+            guard let hash = ContentHash(hexDigits: digits) else { throw JournalLineError(reason: "\(key) is not 64 hexadecimal digits") }
             return hash
         default: throw JournalLineError(reason: "\(key) is not a string")
         }
-    }
-
-    static func unescape(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) throws(JournalLineError) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(range.count)
-        var index = range.lowerBound
-        func hex4(_ at: Int) throws(JournalLineError) -> UInt32 {
-            guard at + 4 <= range.upperBound else { throw JournalLineError(reason: "truncated \\u escape") }
-            var value: UInt32 = 0
-            for offset in 0..<4 {
-                let byte = bytes[at + offset]
-                let digit: UInt32
-                switch byte {
-                case 0x30...0x39: digit = UInt32(byte - 0x30)
-                case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
-                case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
-                default: throw JournalLineError(reason: "bad \\u escape")
-                }
-                value = value << 4 | digit
-            }
-            return value
-        }
-        while index < range.upperBound {
-            let byte = bytes[index]
-            guard byte == 0x5C else { out.append(byte); index += 1; continue }
-            guard index + 1 < range.upperBound else { throw JournalLineError(reason: "truncated escape") }
-            let escape = bytes[index + 1]
-            index += 2
-            switch escape {
-            case 0x22: out.append(0x22)
-            case 0x5C: out.append(0x5C)
-            case 0x2F: out.append(0x2F)
-            case 0x6E: out.append(0x0A)
-            case 0x72: out.append(0x0D)
-            case 0x74: out.append(0x09)
-            case 0x62: out.append(0x08)
-            case 0x66: out.append(0x0C)
-            case 0x75:
-                var scalar = try hex4(index)
-                index += 4
-                if (0xD800..<0xDC00).contains(scalar), index + 6 <= range.upperBound, bytes[index] == 0x5C, bytes[index + 1] == 0x75 {
-                    let low = try hex4(index + 2)
-                    if (0xDC00..<0xE000).contains(low) {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        index += 6
-                    }
-                }
-                out.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
-            default: throw JournalLineError(reason: "unknown escape")
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

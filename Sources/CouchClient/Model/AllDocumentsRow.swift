@@ -1,3 +1,5 @@
+public import JSONText
+
 /// One row of `_all_docs`.
 public struct AllDocumentsRow: Sendable, Hashable {
     /// The key asked for (the document id).
@@ -11,9 +13,9 @@ public struct AllDocumentsRow: Sendable, Hashable {
     /// `not_found` when the key names no document.
     public var error: String?
     /// The document, with `include_docs`.
-    public var document: [String: CouchJSON]?
+    public var document: JSONObject?
 
-    init(json: CouchJSON) {
+    init(json: JSONValue) {
         key = json["key"]?.stringValue ?? ""
         id = json["id"]?.stringValue
         revision = json["value"]?["rev"]?.stringValue

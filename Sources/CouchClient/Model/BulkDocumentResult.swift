@@ -1,3 +1,5 @@
+import JSONText
+
 /// The outcome for one document of `_bulk_docs`: saved (``revision``) or failed (``error``).
 public struct BulkDocumentResult: Sendable, Hashable {
     /// The document id, when known.
@@ -20,7 +22,7 @@ public struct BulkDocumentResult: Sendable, Hashable {
         self.reason = reason
     }
 
-    init(json: CouchJSON) {
+    init(json: JSONValue) {
         self.init(id: json["id"]?.stringValue, revision: json["rev"]?.stringValue,
                   error: json["error"]?.stringValue, reason: json["reason"]?.stringValue)
     }

@@ -1,3 +1,5 @@
+public import JSONText
+
 /// A revision to fetch with `_bulk_get`.
 public struct BulkGetRequest: Sendable, Hashable {
     /// The document id.
@@ -15,7 +17,7 @@ public struct BulkGetRequest: Sendable, Hashable {
 /// What `_bulk_get` returned for one requested revision.
 public enum BulkGetResult: Sendable, Hashable {
     /// The document at that revision.
-    case found([String: CouchJSON])
+    case found(JSONObject)
     /// It failed: the id, revision, CouchDB's `error` and `reason`.
     case failed(id: String, revision: String?, error: String, reason: String?)
 }

@@ -1,3 +1,5 @@
+public import JSONText
+
 /// What to ask `_changes` for.
 public struct ChangesRequest: Sendable, Hashable {
     /// Changes after this position; `nil` for all.
@@ -50,9 +52,9 @@ public struct Change: Sendable, Hashable {
     /// Whether the winning revision is a deletion.
     public var isDeleted: Bool
     /// The document, when asked for.
-    public var document: [String: CouchJSON]?
+    public var document: JSONObject?
 
-    init(json: CouchJSON) {
+    init(json: JSONValue) {
         sequence = CouchSequence(json["seq"] ?? .null)
         id = json["id"]?.stringValue ?? ""
         revisions = json["changes"]?.arrayValue?.compactMap { $0["rev"]?.stringValue } ?? []

@@ -1,13 +1,15 @@
+public import JSONText
+
 /// A position in a database's changes feed, as the server gave it.
 ///
 /// CouchDB 1.x uses integers, CouchDB 2+ opaque strings; the token is kept exactly as received and
 /// sent back unchanged. Store it (it is `Codable`) as a replication checkpoint.
 public struct CouchSequence: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The token as JSON.
-    public var value: CouchJSON
+    public var value: JSONValue
 
     /// A token as received.
-    public init(_ value: CouchJSON) { self.value = value }
+    public init(_ value: JSONValue) { self.value = value }
 
     /// The start of the feed.
     public static let zero = CouchSequence(.integer(0))
@@ -17,14 +19,13 @@ public struct CouchSequence: Sendable, Hashable, Codable, CustomStringConvertibl
     /// The token as a query parameter value.
     public var description: String {
         switch value {
-        case .string(let text): text
-        case .integer(let number): String(number)
-        default: (try? value.serialized()).flatMap { String(decoding: $0, as: UTF8.self) } ?? ""
+        case .string(let text), .number(let text): text
+        default: String(decoding: value.serialized(), as: UTF8.self)
         }
     }
 
     /// Decodes the bare JSON token.
-    public init(from decoder: any Decoder) throws { value = try CouchJSON(from: decoder) }
+    public init(from decoder: any Decoder) throws { value = try JSONValue(from: decoder) }
     /// Encodes the bare JSON token.
     public func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
 }

@@ -1,3 +1,5 @@
+public import JSONText
+
 /// What `GET /{db}` says about a database.
 public struct DatabaseInfo: Sendable, Hashable {
     /// The database name.
@@ -9,14 +11,14 @@ public struct DatabaseInfo: Sendable, Hashable {
     /// The current end of the changes feed.
     public var updateSequence: CouchSequence
     /// The whole object.
-    public var json: CouchJSON
+    public var json: JSONValue
 
     /// Reads the fields of `json`.
-    public init(json: CouchJSON) {
+    public init(json: JSONValue) {
         self.json = json
         self.name = json["db_name"]?.stringValue ?? ""
-        self.documentCount = json["doc_count"]?.integerValue ?? 0
-        self.deletedDocumentCount = json["doc_del_count"]?.integerValue ?? 0
+        self.documentCount = json["doc_count"]?.intValue ?? 0
+        self.deletedDocumentCount = json["doc_del_count"]?.intValue ?? 0
         self.updateSequence = CouchSequence(json["update_seq"] ?? .integer(0))
     }
 }

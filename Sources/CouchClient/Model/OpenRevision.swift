@@ -1,7 +1,9 @@
+public import JSONText
+
 /// One revision asked for with `open_revs`.
 public enum OpenRevision: Sendable, Hashable {
     /// The revision's document (with `_deleted` when a tombstone).
-    case found([String: CouchJSON])
+    case found(JSONObject)
     /// The database does not have this revision.
     case missing(String)
 }

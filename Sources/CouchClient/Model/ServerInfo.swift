@@ -1,3 +1,5 @@
+public import JSONText
+
 /// The server's welcome object (`GET /`).
 public struct ServerInfo: Sendable, Hashable {
     /// The software version, like `3.5.0`.
@@ -7,10 +9,10 @@ public struct ServerInfo: Sendable, Hashable {
     /// The vendor's name, when given.
     public var vendor: String?
     /// The whole object.
-    public var json: CouchJSON
+    public var json: JSONValue
 
     /// Reads the fields of `json`.
-    public init(json: CouchJSON) {
+    public init(json: JSONValue) {
         self.json = json
         self.version = json["version"]?.stringValue
         self.uuid = json["uuid"]?.stringValue

@@ -1,4 +1,5 @@
 import Hummingbird
+import JSONText
 import NIOCore
 
 /// A header field name (`HTTPField.Name`, which Hummingbird does not re-export).
@@ -52,15 +53,23 @@ struct CouchRequest: Sendable {
     func json(_ name: String) throws(CouchError) -> JSONValue? {
         guard let value = query[name] else { return nil }
         do {
-            return try JSONParser.parse(Array(value.utf8))
+            return try JSONValue(parsing: Array(value.utf8), options: Self.jsonOptions)
         } catch {
             throw CouchError(.badRequest, reason: "Invalid JSON for parameter \"\(name)\"")
         }
     }
 
+    /// How requests' JSON is read: as CouchDB reads it, a `\u` escape of half a UTF-16
+    /// surrogate pair is refused rather than changed into U+FFFD.
+    static let jsonOptions = JSONReadingOptions(maximumDepth: 512, replacesLoneSurrogates: false)
+
     /// The body as JSON.
     func jsonBody() throws(CouchError) -> JSONValue {
-        try JSONValue(parsing: body)
+        do {
+            return try JSONValue(parsing: body, options: Self.jsonOptions)
+        } catch {
+            throw CouchError(.badRequest, reason: "invalid UTF-8 JSON")
+        }
     }
 
     /// The body as a JSON object.

@@ -1,4 +1,5 @@
 import Hummingbird
+import JSONText
 
 extension CouchResponder {
     /// `GET`/`POST /{db}/_all_docs`: `keys`, `key`, `startkey`/`endkey`, `inclusive_end`,

@@ -1,4 +1,5 @@
 import Hummingbird
+import JSONText
 
 extension CouchResponder {
     /// `POST /{db}/_bulk_docs`: per-document results; with `new_edits: false` (replication)

@@ -1,4 +1,5 @@
 import Hummingbird
+import JSONText
 import NIOCore
 
 extension CouchResponder {

@@ -1,5 +1,6 @@
 import Crypto
 import Hummingbird
+import JSONText
 
 extension CouchResponder {
     /// `GET`, `HEAD`, `PUT` and `DELETE /{db}/{docid}` (including `_design/…`).

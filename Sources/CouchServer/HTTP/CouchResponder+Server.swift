@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import JSONText
 
 extension CouchResponder {
     /// `GET /`.

@@ -1,4 +1,5 @@
 import Hummingbird
+import JSONText
 import NIOCore
 
 /// An answer before the common headers are added.

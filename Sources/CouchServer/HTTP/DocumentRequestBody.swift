@@ -1,3 +1,5 @@
+package import JSONText
+
 /// Turns a JSON document as clients send it into a ``DocumentEdit``: takes out `_id`, `_rev`,
 /// `_deleted` and `_revisions`, drops the read-only `_conflicts`-style members, and refuses
 /// other members starting with `_`, as CouchDB does.

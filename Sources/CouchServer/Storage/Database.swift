@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import JSONText
 
 /// One CouchDB database: a journal file on disk and an index in memory, rebuilt at open.
 ///
@@ -168,7 +169,7 @@ public actor Database {
             var prefix: [UInt8] = Array(#"{"t":"doc","seq":"#.utf8)
             prefix.append(contentsOf: String(sequence).utf8)
             prefix.append(contentsOf: #","id":"#.utf8)
-            JSONValue.writeString(edit.id, to: &prefix)
+            JSONWriter.writeString(edit.id, to: &prefix)
             prefix.append(contentsOf: #","path":"#.utf8)
             JSONValue.array(path.map { .string($0.description) }).write(to: &prefix)
             prefix.append(contentsOf: (edit.isDeleted ? #","deleted":true"# : #","deleted":false"#).utf8)

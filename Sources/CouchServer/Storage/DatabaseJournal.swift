@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONText
 
 /// What opening a journal had to set aside.
 ///

@@ -1,3 +1,5 @@
+public import JSONText
+
 /// One write to a document, as `PUT`, `DELETE`, `POST` and `_bulk_docs` ask for it.
 public struct DocumentEdit: Sendable, Hashable {
     /// The document id.

@@ -1,3 +1,5 @@
+import ExtrasBase64
+
 /// Writes a ``Contact`` as content lines of one vCard version.
 ///
 /// The same contact rendered in 3.0 and in 4.0 says the same thing in each version's own
@@ -235,7 +237,7 @@ struct ContactRenderer {
     private func photoLine(_ photo: PhotoSpec) -> ContentLine {
         let data =
             includesPhotoData
-            ? Base64.encode(PhotoFactory.makeJPEG(photo))
+            ? Base64.encodeToString(bytes: PhotoFactory.makeJPEG(photo))
             : String(repeating: "A", count: (PhotoFactory.byteCount(of: photo) + 2) / 3 * 4)
         switch version {
         case .v3:

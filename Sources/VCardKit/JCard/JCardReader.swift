@@ -1,3 +1,5 @@
+import JSONText
+
 /// Reads jCard (RFC 7095): `["vcard", [[name, {params}, type, value…], …]]`, or an array of such
 /// cards.
 ///
@@ -68,7 +70,8 @@ public enum JCardReader {
         var group: String?
         var originalName: String?
         var parameters: [VCardParameter] = []
-        for (key, value) in members {
+        for member in members.members {
+            let (key, value) = (member.key, member.value)
             let values: [String]
             switch value {
             case .string(let text): values = [text]

@@ -1,3 +1,5 @@
+import JSONText
+
 /// Writes cards as jCard (RFC 7095). Cards in another version are converted to 4.0 first
 /// (losslessly, see ``VersionConverter``).
 ///
@@ -18,9 +20,9 @@ public struct JCardWriter: Sendable {
         var output: [UInt8] = []
         let values = cards.map(Self.value(for:))
         if unwrapsSingleCard && values.count == 1 {
-            values[0].write(into: &output)
+            values[0].write(to: &output)
         } else {
-            JSONValue.array(values).write(into: &output)
+            JSONValue.array(values).write(to: &output)
         }
         output.append(0x0A)
         return output
@@ -30,7 +32,7 @@ public struct JCardWriter: Sendable {
     /// JSON array.
     public static func element(for card: VCard) -> [UInt8] {
         var output: [UInt8] = []
-        value(for: card).write(into: &output)
+        value(for: card).write(to: &output)
         return output
     }
 
@@ -50,17 +52,17 @@ public struct JCardWriter: Sendable {
             }
             properties.append(value(for: property))
         }
-        if !sawVersion { properties.insert(.array([.string("version"), .object([]), .string("text"), .string("4.0")]), at: 0) }
+        if !sawVersion { properties.insert(.array([.string("version"), .object(JSONObject()), .string("text"), .string("4.0")]), at: 0) }
         return .array([.string("vcard"), .array(properties)])
     }
 
     static func value(for property: VCardProperty) -> JSONValue {
         let name = property.traits.upperName
-        var members: [(key: String, value: JSONValue)] = []
-        if let group = property.group, !group.isEmpty { members.append(("group", .string(group))) }
+        var members = JSONObject()
+        if let group = property.group, !group.isEmpty { members.append("group", .string(group)) }
         // A name jCard cannot spell (spaces, slashes in lenient input) travels in a parameter.
         let spellable = property.name.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
-        if !spellable { members.append((VCardValueType.originalNameParameter, .string(property.name))) }
+        if !spellable { members.append(VCardValueType.originalNameParameter, .string(property.name)) }
         var type = VCardValueType.defaultType(of: name)
         for parameter in property.parameters where !VCardWriter.isTransferParameter(parameter) {
             if parameter.hasName("VALUE"), parameter.values.count == 1, VCardValueType.known.contains(parameter.values[0].asciiLowercased) {
@@ -72,7 +74,7 @@ public struct JCardWriter: Sendable {
                 type = "unknown"
             }
             let key = parameter.name.asciiLowercased
-            members.append((key, parameter.values.count == 1 ? .string(parameter.values[0]) : .array(parameter.values.map(JSONValue.string))))
+            members.append(key, parameter.values.count == 1 ? .string(parameter.values[0]) : .array(parameter.values.map(JSONValue.string)))
         }
         if !VCardValueType.known.contains(type) { type = "unknown" }
         let kind = property.traits.kind
@@ -104,7 +106,7 @@ public struct JCardWriter: Sendable {
             if !numbers.isEmpty, numbers.allSatisfy({ type == "integer" ? Int($0) != nil : Double($0) != nil }) {
                 values = numbers.map(JSONValue.number)
             } else {
-                members.append(("value", .string(type)))
+                members.append("value", .string(type))
                 type = "unknown"
                 values = [.string(raw)]
             }
@@ -112,7 +114,7 @@ public struct JCardWriter: Sendable {
             values = [.bool(raw.equalsIgnoringASCIICase("true"))]
         default:
             if type != "uri" && type != "language-tag" && type != "unknown" {
-                members.append(("value", .string(type)))
+                members.append("value", .string(type))
                 type = "unknown"
             }
             values = [.string(raw)]

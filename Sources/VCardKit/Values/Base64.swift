@@ -1,48 +1,75 @@
-/// Base64 (RFC 4648) decoding and encoding for inline binary values.
+import ExtrasBase64
+
+/// Base64 (RFC 4648) for inline binary values, with the leniency vCard data needs, over
+/// swift-extras-base64 (the package's one Base64; faster than Foundation's `Data` base64 on the
+/// corpus photos, see BENCHMARKS.md).
+///
+/// Decoding accepts what vCard writers produce: white space and line breaks anywhere (2.1 and 3.0
+/// fold or indent long `PHOTO` values), the URL-safe alphabet (`-`, `_`), padding or none, and
+/// text after the first `=` is ignored; any other character makes the value invalid. Encoding
+/// writes the standard alphabet with padding and no line breaks.
+///
+/// ```swift
+/// Base64.decode("SGVs\r\n bG8=")   // [72, 101, 108, 108, 111]
+/// Base64.encode(Array("Hello".utf8))   // "SGVsbG8="
+/// ```
 public enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    private static let decoding: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+    /// What a byte of base64 text is: 0–63 a digit, ``skipped`` white space, ``invalid`` anything else.
+    private static let kinds: [UInt8] = {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (index, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(byte)] = UInt8(index)
+        }
         table[Int(UInt8(ascii: "-"))] = 62
         table[Int(UInt8(ascii: "_"))] = 63
+        for byte: UInt8 in [0x20, 0x09, 0x0A, 0x0D] { table[Int(byte)] = skipped }
         return table
     }()
+    private static let invalid: UInt8 = 0xFF
+    private static let skipped: UInt8 = 0xFE
 
     /// Decodes base64, ignoring white space; `nil` when a character is not base64.
     public static func decode(_ text: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in text.utf8 {
-            if byte == 0x3D { break }
-            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { continue }
-            let value = decoding[Int(byte)]
-            if value == 0xFF { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        var text = text
+        return text.withUTF8 { decode(utf8: $0) }
+    }
+
+    private static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        // The digits before the first `=`; text that is already clean is decoded in place.
+        var end = bytes.count
+        var isClean = true
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "=") {
+                end = index
+                break
+            }
+            let kind = kinds[Int(byte)]
+            if kind == invalid { return nil }
+            if kind == skipped || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") { isClean = false }
+        }
+        if isClean { return decodeDigits(UnsafeBufferPointer(rebasing: bytes[..<end])) }
+        var digits: [UInt8] = []
+        digits.reserveCapacity(end)
+        for byte in UnsafeBufferPointer(rebasing: bytes[..<end]) {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case UInt8(ascii: "-"): digits.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): digits.append(UInt8(ascii: "/"))
+            default: digits.append(byte)
             }
         }
-        return out
+        return digits.withUnsafeBufferPointer { decodeDigits($0) }
+    }
+
+    /// Standard-alphabet digits without padding; a last digit alone (six bits, no byte) is dropped.
+    private static func decodeDigits(_ digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let usable = digits.count % 4 == 1 ? UnsafeBufferPointer(rebasing: digits.dropLast()) : digits
+        return try? ExtrasBase64.Base64.decode(bytes: usable, options: .omitPaddingCharacter)
     }
 
     /// Encodes bytes as base64 with padding and no line breaks.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var iterator = bytes.makeIterator()
-        while let a = iterator.next() {
-            let b = iterator.next()
-            let c = iterator.next()
-            out.append(alphabet[Int(a >> 2)])
-            out.append(alphabet[Int((a & 0x03) << 4 | (b ?? 0) >> 4)])
-            out.append(b == nil ? 0x3D : alphabet[Int((b! & 0x0F) << 2 | (c ?? 0) >> 6)])
-            out.append(c == nil ? 0x3D : alphabet[Int(c! & 0x3F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        ExtrasBase64.Base64.encodeToString(bytes: bytes)
     }
 }

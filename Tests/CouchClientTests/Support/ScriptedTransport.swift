@@ -1,5 +1,6 @@
 import CouchClient
 import Foundation
+import JSONText
 import Synchronization
 
 /// A transport that answers from a script (a closure over the request and the attempt number)
@@ -47,11 +48,11 @@ final class RecordingClock: Clock {
     }
 }
 
-func jsonResponse(_ status: Int, _ json: CouchJSON, headers: [CouchHTTPRequest.HeaderField] = []) -> CouchHTTPResponse {
+func jsonResponse(_ status: Int, _ json: JSONValue, headers: [CouchHTTPRequest.HeaderField] = []) -> CouchHTTPResponse {
     CouchHTTPResponse(status: status, headers: headers + [.init(name: "Content-Type", value: "application/json")],
-                      body: Array(try! json.serialized()))
+                      body: json.serialized())
 }
 
-func requestJSON(_ request: CouchHTTPRequest) -> CouchJSON? {
-    request.body.flatMap { try? CouchJSON(parsing: Data($0)) }
+func requestJSON(_ request: CouchHTTPRequest) -> JSONValue? {
+    request.body.flatMap { try? JSONValue(parsing: Data($0)) }
 }

@@ -1,5 +1,6 @@
 import CouchServer
 import Foundation
+import JSONText
 import Hummingbird
 import HummingbirdTesting
 import Logging

@@ -3,6 +3,7 @@ import ContactStore
 import CouchClient
 import CouchServer
 import Foundation
+import JSONText
 import Logging
 import SyncEngine
 import Testing
@@ -53,8 +54,8 @@ struct TestRemote: Sendable {
     }
 
     /// The live contact documents, by UID.
-    func contactDocuments() async throws -> [String: [String: CouchJSON]] {
-        var result: [String: [String: CouchJSON]] = [:]
+    func contactDocuments() async throws -> [String: JSONObject] {
+        var result: [String: JSONObject] = [:]
         var since: CouchSequence? = nil
         while true {
             let page = try await db.changes(ChangesRequest(since: since, limit: 1000, includeDocuments: true))

@@ -7,48 +7,45 @@
 /// the single source of truth:
 ///
 /// ```swift
-/// let schema = try JSONSchemaCheck(schema: Array(schemaData))
-/// let problems = schema.problems(in: Array(jcardData), sourceName: "contacts.json")
+/// let schema = try JSONSchema(parsing: schemaBytes)
+/// for violation in try schema.violations(in: documentBytes) { print(violation) }   // /0/1: …
 /// ```
-public struct JSONSchemaCheck: Sendable {
+public struct JSONSchema: Sendable {
     private let root: JSONValue
 
+    /// The most violations reported for one document.
+    public static let maximumViolations = 50
+
     /// Reads a schema.
-    /// - Throws: `VCardError` when the schema is not valid JSON.
-    public init(schema: [UInt8]) throws(VCardError) {
-        var parser = JSONParser(schema)
-        do {
-            root = try parser.parseDocument()
-        } catch {
-            throw VCardError(code: .init(rawValue: "schema-invalid"), message: "the schema is not valid JSON: \(error.message) at line \(error.line)")
-        }
+    /// - Throws: ``JSONError`` when the schema is not JSON.
+    public init(parsing schema: [UInt8]) throws(JSONError) {
+        root = try JSONValue(parsing: schema, options: JSONReadingOptions(allowsByteOrderMark: true))
     }
 
-    /// The schema violations of a JSON document, each a diagnostic naming the JSON path (an
-    /// error when the document is not JSON at all).
-    public func problems(in document: [UInt8], sourceName: String = "<input>",
-                         severity: Diagnostic.Severity = .error) -> [Diagnostic] {
-        var parser = JSONParser(document)
-        let value: JSONValue
-        do {
-            value = try parser.parseDocument()
-        } catch {
-            return [Diagnostic(severity: .error, code: .invalidJSON, message: "not valid JSON: \(error.message)",
-                               location: SourceLocation(source: sourceName, line: error.line, column: error.column))]
-        }
+    /// A schema given as a value.
+    public init(_ schema: JSONValue) {
+        root = schema
+    }
+
+    /// The ways `value` breaks the schema, each naming the JSON path (`/0/1`) or `the document`;
+    /// at most ``maximumViolations``.
+    public func violations(of value: JSONValue) -> [String] {
         var found: [String] = []
         check(value, against: root, path: "", problems: &found)
-        return found.prefix(50).map {
-            Diagnostic(severity: severity, code: .init(rawValue: "schema-violation"), message: $0,
-                       location: SourceLocation(source: sourceName, line: 1, column: 1))
-        }
+        return Array(found.prefix(Self.maximumViolations))
+    }
+
+    /// The ways the JSON text `document` breaks the schema.
+    /// - Throws: ``JSONError`` when `document` is not JSON (a byte order mark is allowed).
+    public func violations(in document: [UInt8]) throws(JSONError) -> [String] {
+        violations(of: try JSONValue(parsing: document, options: JSONReadingOptions(allowsByteOrderMark: true)))
     }
 
     private func resolve(_ reference: String) -> JSONValue? {
         guard reference.hasPrefix("#/") else { return nil }
         var current = root
         for part in reference.dropFirst(2).split(separator: "/") {
-            guard case .object(let members) = current, let next = members.first(where: { $0.key == part })?.value else { return nil }
+            guard case .object(let members) = current, let next = members.members.first(where: { $0.key == part })?.value else { return nil }
             current = next
         }
         return current
@@ -57,7 +54,8 @@ public struct JSONSchemaCheck: Sendable {
     private func check(_ value: JSONValue, against schema: JSONValue, path: String, problems: inout [String]) {
         guard case .object(let keywords) = schema else { return }
         let at = path.isEmpty ? "the document" : path
-        for (keyword, argument) in keywords {
+        for member in keywords.members {
+            let (keyword, argument) = (member.key, member.value)
             switch keyword {
             case "$ref":
                 if case .string(let reference) = argument, let target = resolve(reference) {
@@ -106,7 +104,7 @@ public struct JSONSchemaCheck: Sendable {
             case "prefixItems", "items":
                 guard case .array(let items) = value else { continue }
                 let prefixCount: Int
-                if case .array(let prefix)? = keywords.first(where: { $0.key == "prefixItems" })?.value { prefixCount = prefix.count } else { prefixCount = 0 }
+                if case .array(let prefix)? = keywords.members.first(where: { $0.key == "prefixItems" })?.value { prefixCount = prefix.count } else { prefixCount = 0 }
                 if keyword == "prefixItems", case .array(let schemas) = argument {
                     for (index, item) in items.prefix(schemas.count).enumerated() {
                         check(item, against: schemas[index], path: "\(path)/\(index)", problems: &problems)
@@ -118,17 +116,18 @@ public struct JSONSchemaCheck: Sendable {
                 }
             case "properties", "additionalProperties", "required", "propertyNames":
                 guard case .object(let members) = value else { continue }
-                var declared: [(key: String, value: JSONValue)] = []
-                if case .object(let properties)? = keywords.first(where: { $0.key == "properties" })?.value { declared = properties }
+                var declared: [JSONObject.Member] = []
+                if case .object(let properties)? = keywords.members.first(where: { $0.key == "properties" })?.value { declared = properties.members }
                 switch keyword {
                 case "properties":
-                    for (name, schema) in declared {
-                        if let member = members.first(where: { $0.key == name }) {
+                    for declaration in declared {
+                        let (name, schema) = (declaration.key, declaration.value)
+                        if let member = members.members.first(where: { $0.key == name }) {
                             check(member.value, against: schema, path: "\(path)/\(name)", problems: &problems)
                         }
                     }
                 case "additionalProperties":
-                    for member in members where !declared.contains(where: { $0.key == member.key }) {
+                    for member in members.members where !declared.contains(where: { $0.key == member.key }) {
                         if argument == .bool(false) {
                             problems.append("\(at) has a member \"\(member.key)\" the schema does not allow")
                         } else {
@@ -137,12 +136,12 @@ public struct JSONSchemaCheck: Sendable {
                     }
                 case "required":
                     if case .array(let names) = argument {
-                        for case .string(let name) in names where !members.contains(where: { $0.key == name }) {
+                        for case .string(let name) in names where members[name] == nil {
                             problems.append("\(at) lacks the required member \"\(name)\"")
                         }
                     }
                 default:
-                    for member in members {
+                    for member in members.members {
                         check(.string(member.key), against: argument, path: "\(path) (member name \(member.key))", problems: &problems)
                     }
                 }
@@ -175,8 +174,7 @@ public struct JSONSchemaCheck: Sendable {
     }
 
     private static func brief(_ value: JSONValue) -> String {
-        var bytes: [UInt8] = []
-        value.write(into: &bytes)
+        let bytes = value.serialized()
         let text = String(decoding: bytes.prefix(60), as: UTF8.self)
         return bytes.count > 60 ? text + "…" : text
     }

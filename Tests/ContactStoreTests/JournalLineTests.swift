@@ -1,0 +1,58 @@
+@testable import ContactStore
+import Foundation
+import JSONText
+import Testing
+import VCardKit
+
+/// The journal's line format is compact JSON with sorted keys, byte for byte what Python's
+/// `json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` writes, so
+/// books written by any earlier cardsync read the same.
+struct JournalLineTests {
+    static func event() -> JournalEvent {
+        var event = JournalEvent(operation: .add, uid: "ada", file: "ada.vcf", hash: ContentHash(hexDigits: String(repeating: "ab", count: 32)),
+                                 previousHash: nil, source: .import, name: "Ada \"Lovelace\"\tÜ\u{08}é",
+                                 card: Array("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada \"Lovelace\"\tÜ\u{08}é\r\nEND:VCARD\r\n".utf8))
+        event.sequence = 7
+        event.timestamp = 1_764_063_000_123
+        return event
+    }
+
+    /// Written by Python from the same event (the checksum is zlib's CRC-32 of the line without it).
+    static let pythonLine = #"{"card":"BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada \"Lovelace\"\tÜ\bé\r\nEND:VCARD\r\n","checksum":"1b77463c","file":"ada.vcf","hash":"abababababababababababababababababababababababababababababababab","name":"Ada \"Lovelace\"\tÜ\bé","op":"add","previousHash":null,"schemaVersion":1,"seq":7,"source":"import","time":"2025-11-25T09:30:00.123Z","uid":"ada"}"#
+
+    @Test func encodesAnEventAsPythonWritesIt() {
+        #expect(String(decoding: JournalLine.encode(Self.event()), as: UTF8.self) == Self.pythonLine + "\n")
+    }
+
+    @Test func decodesTheLineBackWithAndWithoutTheCard() throws {
+        let line = Array(Self.pythonLine.utf8)
+        #expect(try JournalLine.decode(line, includingCard: true) == Self.event())
+        var withoutCard = Self.event()
+        withoutCard.card = []
+        #expect(try JournalLine.decode(line, includingCard: false) == withoutCard)
+    }
+
+    @Test func theLineIsWhatJSONTextWritesWithSortedKeys() throws {
+        let line = Array(Self.pythonLine.utf8)
+        #expect(JSONWriter(sortsKeys: true).bytes(for: try JSONValue(parsing: line)) == line)
+    }
+
+    @Test(arguments: [
+        (#"{"checksum":"00000000","op":"add"}"#, "the checksum does not match"),
+        (#"{"op":"add","checksum":"00000000"}"#, "the line has no checksum"),
+        (#"{"op":"add","#, "not a JSON object"),
+        (#"["op"]"#, "not a JSON object"),
+    ])
+    func refusesADamagedLine(text: String, reason: String) {
+        #expect {
+            try JournalLine.decode(Array(text.utf8), includingCard: true)
+        } throws: { error in
+            (error as? JournalLineError)?.reason.hasPrefix(reason) ?? false
+        }
+    }
+
+    @Test func refusesALineWhoseContentChanged() {
+        let changed = Self.pythonLine.replacingOccurrences(of: "\"seq\":7", with: "\"seq\":8")
+        #expect(throws: JournalLineError.self) { try JournalLine.decode(Array(changed.utf8), includingCard: false) }
+    }
+}
