@@ -14,6 +14,10 @@ struct ConflictSide: Sendable {
     /// has this book's earlier version, e.g. a push whose answer was lost). A deletion made here
     /// after holding it is no conflict with it.
     var wasHeldHere = false
+    /// For this book's version against a deletion on the server: whether it is the very version
+    /// the server deleted (this book made no edit of its own; e.g. a pull cut short after it
+    /// wrote the file and before it recorded it). The deletion then wins: it is no conflict.
+    var isTheVersionDeletedThere = false
 
     init(card: VCard?, edited: Int64?) {
         revision = card?.first("REV")?.textValue
@@ -56,6 +60,9 @@ struct ConflictResolver: Sendable {
             if local.isDeletion != remote.isDeletion {
                 if local.isDeletion && remote.wasHeldHere {
                     return (.local, "deleted here after this book held the server's version")
+                }
+                if remote.isDeletion && local.isTheVersionDeletedThere {
+                    return (.remote, "deleted on the server after it held this book's version")
                 }
                 return local.isDeletion ? (.remote, "edited on the server, deleted here: an edit wins over a deletion")
                     : (.local, "edited here, deleted on the server: an edit wins over a deletion")

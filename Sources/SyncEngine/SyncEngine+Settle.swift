@@ -102,7 +102,10 @@ extension SyncEngine {
         case .deleted(let revision): await deletionTime(uid: uid, revision: revision)
         case .missing: nil
         }
-        let localSide = ConflictSide(card: local?.card, edited: record?.editTime)
+        var localSide = ConflictSide(card: local?.card, edited: record?.editTime)
+        if let localHash, case .deleted(let revision) = remoteSide {
+            localSide.isTheVersionDeletedThere = await deletedVersionHash(uid: uid, tombstone: revision) == localHash
+        }
         var remoteVersionSide = ConflictSide(card: remoteCard, edited: remoteEdited)
         if local == nil, case .live(let decoded) = remoteSide {
             remoteVersionSide.wasHeldHere = await book.hasHeld(decoded.hash, uid: uid)
@@ -146,6 +149,21 @@ extension SyncEngine {
               let tombstone = try? await database.document(id: ContactDocument.documentID(forUID: uid), revision: revision)
         else { return nil }
         return (tombstone["edited"] ?? tombstone["updated"])?.stringValue.flatMap(ContactDocument.milliseconds(fromTimestamp:))
+    }
+
+    /// The content hash of the version a tombstone deleted (its parent revision), when the
+    /// server still has that revision's body; one or two requests, made only for a conflict
+    /// between a local version and a deletion.
+    func deletedVersionHash(uid: String, tombstone revision: String) async -> ContentHash? {
+        let id = ContactDocument.documentID(forUID: uid)
+        guard !revision.isEmpty,
+              let deleted = try? await database.document(id: id, revision: revision, revisions: true),
+              let history = deleted["_revisions"], let start = history["start"]?.intValue,
+              let ids = history["ids"]?.arrayValue, ids.count > 1, let parentID = ids[1].stringValue,
+              var parent = try? await database.document(id: id, revision: "\(start - 1)-\(parentID)")
+        else { return nil }
+        if parent["_rev"] == nil { parent["_rev"] = .string("\(start - 1)-\(parentID)") }
+        return (try? ContactDocument.decode(parent))?.hash
     }
 
     /// The UID a `keep-both` copy gets: the original's with a suffix from the copy's content.
