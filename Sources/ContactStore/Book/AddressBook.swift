@@ -34,12 +34,16 @@ public actor AddressBook {
         public var addsMissingUIDs: Bool
         /// How long to wait for another process that has the book open.
         public var lockTimeout: Duration
+        /// Called as the opening scan reads files (see ``AddressBook/scan(addingMissingUIDs:progress:)``).
+        public var scanProgress: (@Sendable (BookProgress) -> Void)?
 
         /// Creates options.
-        public init(scans: Bool = true, addsMissingUIDs: Bool = false, lockTimeout: Duration = .seconds(10)) {
+        public init(scans: Bool = true, addsMissingUIDs: Bool = false, lockTimeout: Duration = .seconds(10),
+                    scanProgress: (@Sendable (BookProgress) -> Void)? = nil) {
             self.scans = scans
             self.addsMissingUIDs = addsMissingUIDs
             self.lockTimeout = lockTimeout
+            self.scanProgress = scanProgress
         }
     }
 
@@ -126,7 +130,7 @@ public actor AddressBook {
         let result: Result
         do {
             if options.scans {
-                try await book.performOpeningScan(addingMissingUIDs: options.addsMissingUIDs)
+                try await book.performOpeningScan(addingMissingUIDs: options.addsMissingUIDs, progress: options.scanProgress)
             }
             result = try await body(book)
         } catch {
