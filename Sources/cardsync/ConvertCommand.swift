@@ -42,17 +42,18 @@ struct ConvertCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let sink = try ByteSink(path: output)
+            let progress = ProgressBar(format: .text, writesToStandardOutput: output == nil || output == "-")
             let summary: CardInput.Summary
             switch to {
             case .vcard3, .vcard4:
                 let writer = VCardWriter(target: to.version, preservesOriginalFormatting: !canonical)
-                summary = try CardInput.process(input, render: { card, bytes in
+                summary = try CardInput.process(input, progress: progress, render: { card, bytes in
                     writer.write(card, into: &bytes)
                 }, output: { bytes throws(CommandFailure) in try sink.write(bytes) })
             case .jcard:
                 // A JSON array of cards, written card by card.
                 try sink.write("[\n")
-                summary = try CardInput.process(input, render: { card, bytes in
+                summary = try CardInput.process(input, progress: progress, render: { card, bytes in
                     bytes += JCardWriter.element(for: card)
                     bytes += Array(",\n".utf8)
                     return JCardWriter().notes(for: card)
@@ -62,13 +63,14 @@ struct ConvertCommand: AsyncParsableCommand {
             case .xcard:
                 let stream = XCardStreamWriter()
                 try sink.write(stream.begin())
-                summary = try CardInput.process(input, render: { card, bytes in
+                summary = try CardInput.process(input, progress: progress, render: { card, bytes in
                     bytes += stream.write(card)
                     return []
                 }, output: { bytes throws(CommandFailure) in try sink.write(bytes) })
                 try sink.write(stream.end())
             }
             try sink.commit()
+            progress.finish()
             if !summary.diagnostics.isEmpty {
                 let printer = DiagnosticPrinter(usesColor: StandardError.isTerminal, limitPerCode: 5)
                 StandardError.print(printer.render(summary.diagnostics, path: input).trimmingTrailingNewline)

@@ -28,12 +28,16 @@ struct DedupeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let (groups, removed, problems) = try await BookSession.open(directory) { book in
+            let progress = ProgressBar(format: format)
+            let (groups, removed, problems) = try await BookSession.open(directory, progress: progress) { book in
                 let groups = await book.duplicateGroups()
                 guard apply else { return (groups, [JournalEvent](), [StoreProblem]()) }
-                let (events, problems) = try await book.removeDuplicates()
+                let (events, problems) = try await book.removeDuplicates(progress: progress.reporter { step in
+                    ProgressBar.Step(phase: "removing duplicates", done: step.done, total: step.total, unit: .items("contacts"))
+                })
                 return (groups, events, problems)
             }
+            progress.finish()
             BookSession.printProblems(problems, directory: directory)
             switch format {
             case .text:

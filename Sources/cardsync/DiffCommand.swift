@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContactDiff
+import Foundation
 import CouchClient
 import SyncEngine
 import VCardKit
@@ -65,10 +66,14 @@ struct DiffCommand: AsyncParsableCommand {
     }
 
     private func compare() async throws {
-        let oldSet = try await read(old)
-        let newSet = try await read(new)
+        let progress = ProgressBar(format: format)
+        let oldSet = try await read(old, progress: progress)
+        let newSet = try await read(new, progress: progress)
         let comparison = ContactSetComparison(strategy: strategy, ignoring: Set(ignored), exact: exact)
-        let difference = comparison.compare(oldSet, newSet)
+        let difference = comparison.compare(oldSet, newSet, progress: progress.reporter { step in
+            ProgressBar.Step(step, reading: "", comparing: "comparing", comparedUnit: "contacts")
+        })
+        progress.finish()
         switch format {
         case .text:
             print(DiffText(usesColor: StandardError.isOutputTerminal).render(difference), terminator: "")
@@ -89,11 +94,13 @@ struct DiffCommand: AsyncParsableCommand {
         if difference.hasDifferences { throw ExitCode(1) }
     }
 
-    private func read(_ path: String) async throws -> ContactSet {
+    private func read(_ path: String, progress: ProgressBar) async throws -> ContactSet {
         let set = if path.lowercased().hasPrefix("http://") || path.lowercased().hasPrefix("https://") {
             try await readDatabase(path)
         } else {
-            try readPath(path)
+            try readPath(path, progress: progress.reporter { [name = URL(fileURLWithPath: path).lastPathComponent] step in
+                ProgressBar.Step(step, reading: name, comparing: "comparing", comparedUnit: "contacts")
+            })
         }
         let errors = set.diagnostics.filter { $0.severity == .error }
         for error in errors.prefix(20) { StandardError.print(TerminalText.escaped("\(error.location.source):\(error.location.line): error: \(error.message)")) }
@@ -130,9 +137,9 @@ struct DiffCommand: AsyncParsableCommand {
         }
     }
 
-    private func readPath(_ path: String) throws(CommandFailure) -> ContactSet {
+    private func readPath(_ path: String, progress: (@Sendable (ContactDiffProgress) -> Void)?) throws(CommandFailure) -> ContactSet {
         do throws(ContactDiffError) {
-            return try ContactSetReader.read(path: path)
+            return try ContactSetReader.read(path: path, progress: progress)
         } catch {
             switch error.code {
             case .missingInput: throw CommandFailure.missingInput(error.description)

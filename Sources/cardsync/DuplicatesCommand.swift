@@ -42,28 +42,36 @@ struct DuplicatesCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            let progress = ProgressBar(format: format)
+            let name = URL(fileURLWithPath: directory).lastPathComponent
+            let reporter = progress.reporter { (step: ContactDiffProgress) in
+                ProgressBar.Step(step, reading: name, comparing: "finding duplicates", comparedUnit: "pairs")
+            }
             let set: ContactSet
             do throws(ContactDiffError) {
-                set = try ContactSetReader.read(path: directory)
+                set = try ContactSetReader.read(path: directory, progress: reporter)
             } catch {
                 throw error.code == .missingInput ? CommandFailure.missingInput(error.description) : CommandFailure.io(error.description)
             }
             // Only what the finder reads: a card's other properties (a photo is most of its bytes)
             // are read again only for the content hash of cards that may be exact duplicates.
-            let entries = set.parsed(selecting: DuplicateFinder.propertiesRead)
-            let clusters = DuplicateFinder(threshold: threshold).clusters(in: entries)
+            let entries = set.parsed(selecting: DuplicateFinder.propertiesRead, progress: reporter)
+            let clusters = DuplicateFinder(threshold: threshold).clusters(in: entries, progress: reporter)
             var merged: [MergeOutcome] = []
             if merge {
                 let confident = clusters.filter { $0.confidence >= .strong && $0.members.allSatisfy { entries[$0].uid != nil } }
-                merged = try await BookSession.open(directory) { book in
+                merged = try await BookSession.open(directory, progress: progress) { book in
                     var outcomes: [MergeOutcome] = []
                     for cluster in confident {
+                        progress.update(ProgressBar.Step(phase: "merging", done: outcomes.count, total: confident.count, unit: .items("clusters")))
                         let uids = Self.keeperFirst(cluster.members.map { entries[$0] }).compactMap(\.uid)
                         outcomes.append(try await book.mergeContacts(uids))
                     }
+                    progress.update(ProgressBar.Step(phase: "merging", done: outcomes.count, total: confident.count, unit: .items("clusters")))
                     return outcomes
                 }
             }
+            progress.finish()
             switch format {
             case .text:
                 for cluster in clusters {

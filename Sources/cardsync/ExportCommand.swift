@@ -48,9 +48,13 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let destination: ExportDestination = split.map { .split($0) } ?? .file(output ?? "-")
-            let report = try await BookSession.open(directory) { book in
-                try await book.exportContacts(as: to.format, to: destination)
+            let progress = ProgressBar(format: .text, writesToStandardOutput: destination == .file("-"))
+            let report = try await BookSession.open(directory, progress: progress) { book in
+                try await book.exportContacts(as: to.format, to: destination, progress: progress.reporter { step in
+                    ProgressBar.Step(phase: "exporting", done: step.done, total: step.total, unit: .items("contacts"))
+                })
             }
+            progress.finish()
             if !report.notes.isEmpty {
                 let printer = DiagnosticPrinter(usesColor: StandardError.isTerminal, limitPerCode: 5)
                 StandardError.print(printer.render(report.notes, path: "-").trimmingTrailingNewline)

@@ -47,9 +47,9 @@ struct ImportCommand: AsyncParsableCommand {
             guard missing.isEmpty else {
                 throw CommandFailure.missingInput("\(missing.joined(separator: ", ")): no such file or folder; nothing was imported")
             }
-            let showsProgress = StandardError.isTerminal
-            let report = try await importing(files, showsProgress: showsProgress)
-            if showsProgress { StandardError.writeProgress("\r\u{1B}[K") }
+            let progress = ProgressBar(format: format)
+            let report = try await importing(files, progress: progress)
+            progress.finish()
             printDiagnostics(report)
             for duplicate in report.duplicates {
                 let what = duplicate.isSameContact ? "already in the book" : "same content as <\(duplicate.existingUID)> in \(duplicate.existingFile)"
@@ -73,19 +73,23 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    private func importing(_ files: [String], showsProgress: Bool) async throws -> ImportReport {
-        let progress: (@Sendable (ImportProgress) -> Void)? = showsProgress ? Self.printProgress : nil
+    private func importing(_ files: [String], progress: ProgressBar) async throws -> ImportReport {
         let sources: [ContactSource] = files.map { $0 == "-" ? ContactSource.standardInput : ContactSource.file($0) }
         let policy = onDuplicate.policy
-        return try await BookSession.open(into) { book in
-            try await book.importContacts(from: sources, onDuplicate: policy, progress: progress)
+        return try await BookSession.open(into, progress: progress) { book in
+            try await book.importContacts(from: sources, onDuplicate: policy, progress: progress.reporter(Self.step))
         }
     }
 
-    @Sendable private static func printProgress(_ step: ImportProgress) {
-        var share = ""
-        if let total = step.totalBytes, total > 0 { share = " \(step.bytesRead * 100 / total)%" }
-        StandardError.writeProgress("\rimporting \(step.source)\(share): \(step.cardsRead) cards, \(step.added) added, \(step.duplicates) duplicates")
+    /// The progress of one source: by bytes when its size is known, else by cards.
+    @Sendable private static func step(_ progress: ImportProgress) -> ProgressBar.Step {
+        let phase = "importing " + (progress.source == "-" ? "standard input" : URL(fileURLWithPath: progress.source).lastPathComponent)
+        let counts = "\(progress.added) added, \(progress.duplicates) duplicate\(progress.duplicates == 1 ? "" : "s")"
+        guard let total = progress.totalBytes else {
+            return ProgressBar.Step(phase: phase, done: progress.cardsRead, unit: .items("cards"), detail: counts)
+        }
+        return ProgressBar.Step(phase: phase, done: progress.bytesRead, total: total, unit: .bytes,
+                                detail: "\(progress.cardsRead) cards, " + counts)
     }
 
     private func printDiagnostics(_ report: ImportReport) {
@@ -96,13 +100,6 @@ struct ImportCommand: AsyncParsableCommand {
         for (source, diagnostics) in bySource.sorted(by: { $0.key < $1.key }) {
             StandardError.print(printer.render(diagnostics, path: source).trimmingTrailingNewline)
         }
-    }
-}
-
-extension StandardError {
-    /// Writes `text` without a line end (for progress lines).
-    static func writeProgress(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
     }
 }
 

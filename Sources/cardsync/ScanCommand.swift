@@ -30,9 +30,12 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let report = try await BookSession.open(directory, addingMissingUIDs: addMissingUids, reportsScan: false) { book in
+            let progress = ProgressBar(format: format)
+            let report = try await BookSession.open(directory, addingMissingUIDs: addMissingUids, reportsScan: false,
+                                                    progress: progress) { book in
                 await book.openingScan ?? ScanReport()
             }
+            progress.finish()
             BookSession.printProblems(report.problems, directory: directory)
             switch format {
             case .text:

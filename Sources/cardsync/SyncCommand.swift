@@ -100,11 +100,13 @@ struct SyncCommand: AsyncParsableCommand {
         try await reportingFailures {
             let book = directory
             let choice = try RemoteChoice.resolve(book: book, remote: remote, passwordFile: passwordFile, insecure: insecure)
+            let progress = ProgressBar(format: format)
             let options = SyncOptions(policy: conflict.policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
-                                      progress: StandardError.isTerminal && format == .text ? SyncProgressLine.show : nil)
+                                      progress: progress.reporter(SyncProgressLine.step))
             let outcome: (SyncReport, RemoteChoice)
             if let choice {
-                outcome = (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts, cookie: cookieAuth), choice)
+                outcome = (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts, cookie: cookieAuth,
+                                               progress: progress), choice)
             } else {
                 outcome = try await EmbeddedEndpoint.with { choice, startedHere in
                     if format == .text {
@@ -112,10 +114,11 @@ struct SyncCommand: AsyncParsableCommand {
                             + "(data: \(choice.embeddedData ?? "")\(startedHere ? ", served for this sync" : ", the running cardsync serve")); "
                             + "`cardsync remote \(book) set URL` syncs elsewhere")
                     }
-                    return (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts, cookie: cookieAuth), choice)
+                    return (try await Self.sync(book: book, choice: choice, options: options, attempts: attempts, cookie: cookieAuth,
+                                                progress: progress), choice)
                 }
             }
-            if StandardError.isTerminal && format == .text { StandardError.writeProgress("\r\u{1B}[K") }
+            progress.finish()
             let (report, used) = outcome
             switch format {
             case .text: SyncSummary.print(report, book: book, embeddedData: used.embeddedData)
@@ -125,11 +128,12 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
-    static func sync(book: String, choice: RemoteChoice, options: SyncOptions, attempts: Int, cookie: Bool) async throws -> SyncReport {
+    static func sync(book: String, choice: RemoteChoice, options: SyncOptions, attempts: Int, cookie: Bool,
+                     progress: ProgressBar? = nil) async throws -> SyncReport {
         do {
             return try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: attempts),
                                               authentication: cookie ? .cookie : .basic) { client, counter in
-                try await BookSession.open(book) { addressBook in
+                try await BookSession.open(book, progress: progress) { addressBook in
                     var report = try await SyncEngine(book: addressBook, database: client.database(choice.location.database),
                                                       remote: choice.key, options: options).sync()
                     report.requests = counter.count
@@ -160,18 +164,12 @@ enum ConflictChoice: String, ExpressibleByArgument, CaseIterable {
     var policy: ConflictPolicy { ConflictPolicy(rawValue: rawValue)! }
 }
 
-/// The progress line on standard error (terminals only).
+/// The phases of a sync on the progress line: reading the server's changes (no total), then
+/// pulling and pushing contacts.
 enum SyncProgressLine {
-    @Sendable static func show(_ progress: SyncProgress) {
-        let share = progress.total.map { total in total > 0 ? " \(progress.done * 100 / total)%" : "" } ?? ""
-        let bar: String
-        if let total = progress.total, total > 0 {
-            let filled = min(30, progress.done * 30 / total)
-            bar = " [" + String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled) + "]"
-        } else {
-            bar = ""
-        }
-        StandardError.writeProgress("\r\u{1B}[K\(progress.phase.rawValue)\(bar) \(progress.done)\(progress.total.map { "/\($0)" } ?? "")\(share)")
+    @Sendable static func step(_ progress: SyncProgress) -> ProgressBar.Step {
+        ProgressBar.Step(phase: progress.phase.rawValue, done: progress.done, total: progress.total,
+                         unit: .items(progress.phase == .reading ? "changes" : "contacts"))
     }
 }
 

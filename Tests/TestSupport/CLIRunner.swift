@@ -59,6 +59,36 @@ public enum CLIRunner {
     }
 }
 
+extension CLIRunner {
+    /// Whether ``runOnATerminal(_:standardOutput:in:)`` can run here: it needs util-linux's `script(1)`.
+    public static var canRunOnATerminal: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/script") }
+
+    /// Runs `cardsync ARGUMENTS` under `script(1)`, whose pseudo-terminal is the command's standard
+    /// error (and its standard output, unless `standardOutput` names a file to write it to), with
+    /// `TERM=xterm`; returns the exit status and what the terminal showed.
+    public static func runOnATerminal(_ arguments: [String], standardOutput: URL? = nil,
+                                      in directory: URL? = nil) throws -> (status: Int32, screen: String) {
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        var command = ([executable.path] + arguments).map(quoted).joined(separator: " ")
+        if let standardOutput { command += " > " + quoted(standardOutput.path) }
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        script.arguments = ["--quiet", "--return", "--command", command, "/dev/null"]
+        if let directory { script.currentDirectoryURL = directory }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TERM"] = "xterm"
+        script.environment = environment
+        let output = Pipe()
+        script.standardOutput = output
+        script.standardError = FileHandle.nullDevice
+        script.standardInput = FileHandle.nullDevice
+        try script.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        script.waitUntilExit()
+        return (script.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
 /// Validates JSON documents against the repository's JSON Schemas with Python's `jsonschema`
 /// (Draft 2020-12), the reference implementation CI also uses.
 public enum SchemaValidator {

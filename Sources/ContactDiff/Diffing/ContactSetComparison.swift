@@ -31,7 +31,14 @@ public struct ContactSetComparison: Sendable {
     }
 
     /// Compares `old` with `new`.
-    public func compare(_ old: ContactSet, _ new: ContactSet) -> ContactSetDifference {
+    /// - Parameters:
+    ///   - old: the old contacts.
+    ///   - new: the new contacts.
+    ///   - progress: called with the cards parsed (those not the same text on both sides; step
+    ///     ``ContactDiffProgress/Step/parsing``), then with the paired contacts compared (step
+    ///     ``ContactDiffProgress/Step/comparing``), before the first and after each batch.
+    public func compare(_ old: ContactSet, _ new: ContactSet,
+                        progress: (@Sendable (ContactDiffProgress) -> Void)? = nil) -> ContactSetDifference {
         // Cards with the same text on both sides are the same, unchanged contact.
         var identical = 0
         var byText: [Int: [Int]] = [:]
@@ -50,7 +57,15 @@ public struct ContactSetComparison: Sendable {
             }
         }
         let oldRest = old.items.indices.filter { !oldTaken[$0] }.map { old.items[$0] }
-        var difference = compare(ContactSet.parse(oldRest), ContactSet.parse(newRest))
+        // One parsing step over both sides.
+        func parsing(after parsed: Int) -> (@Sendable (ContactDiffProgress) -> Void)? {
+            guard let progress else { return nil }
+            let total = oldRest.count + newRest.count
+            return { step in progress(ContactDiffProgress(step: .parsing, done: parsed + step.done, total: total)) }
+        }
+        let oldEntries = ContactSet.parse(oldRest, progress: parsing(after: 0))
+        let newEntries = ContactSet.parse(newRest, progress: parsing(after: oldRest.count))
+        var difference = compare(oldEntries, newEntries, progress: progress)
         difference.summary.unchanged += identical
         return difference
     }
@@ -63,14 +78,23 @@ public struct ContactSetComparison: Sendable {
     }
 
     /// Compares parsed entries.
-    public func compare(_ old: [ContactEntry], _ new: [ContactEntry]) -> ContactSetDifference {
+    /// - Parameters:
+    ///   - old: the old contacts.
+    ///   - new: the new contacts.
+    ///   - progress: called with the paired contacts compared (step ``ContactDiffProgress/Step/comparing``)
+    ///     before the first and after each batch of pairs.
+    public func compare(_ old: [ContactEntry], _ new: [ContactEntry],
+                        progress: (@Sendable (ContactDiffProgress) -> Void)? = nil) -> ContactSetDifference {
         let pairs = matcher.match(old, new)
         var summary = DiffSummary()
         var contacts: [ContactDifference] = []
         var oldPaired = [Bool](repeating: false, count: old.count)
         var newPaired = [Bool](repeating: false, count: new.count)
         let diff = propertyDiff
-        let compared = Parallel.map(pairs, minimumPerWorker: 128) { pair in
+        let reported = progress.map { progress in
+            { [count = pairs.count] (done: Int) in progress(ContactDiffProgress(step: .comparing, done: done, total: count)) }
+        }
+        let compared = Parallel.map(pairs, minimumPerWorker: 128, progress: reported) { pair in
             diff.changes(from: old[pair.old].card, to: new[pair.new].card)
         }
         for (pair, changes) in zip(pairs, compared) {

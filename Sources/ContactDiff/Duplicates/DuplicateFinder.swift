@@ -57,7 +57,12 @@ public struct DuplicateFinder: Sendable {
     }
 
     /// The clusters of two or more contacts, largest score first (then by first member).
-    public func clusters(in entries: [ContactEntry]) -> [DuplicateCluster] {
+    /// - Parameters:
+    ///   - entries: the contacts.
+    ///   - progress: called with the candidate pairs scored (step ``ContactDiffProgress/Step/comparing``)
+    ///     before the first and after each batch of pairs.
+    public func clusters(in entries: [ContactEntry],
+                         progress: (@Sendable (ContactDiffProgress) -> Void)? = nil) -> [DuplicateCluster] {
         let normalizer = phoneNormalizer
         let identities = Parallel.map(entries, minimumPerWorker: 256) { ContactIdentity(of: $0.card, phoneNormalizer: normalizer) }
         // Exact: chain the members of each hash group. Cards with the same content have the
@@ -112,7 +117,10 @@ public struct DuplicateFinder: Sendable {
             previous = value
         }
         let threshold = self.threshold
-        let scored = Parallel.map(candidates, minimumPerWorker: 256) { pair in
+        let reported = progress.map { progress in
+            { [count = candidates.count] (done: Int) in progress(ContactDiffProgress(step: .comparing, done: done, total: count)) }
+        }
+        let scored = Parallel.map(candidates, minimumPerWorker: 256, progress: reported) { pair in
             link(pair.first, identities[pair.first], pair.second, identities[pair.second], atLeast: threshold)
         }
         links += scored.compactMap { $0 }

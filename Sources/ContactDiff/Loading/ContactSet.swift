@@ -58,9 +58,16 @@ public struct ContactSet: Sendable {
     /// ```swift
     /// let entries = set.parsed(selecting: DuplicateFinder.propertiesRead)
     /// ```
-    public func parsed(selecting names: Set<String>) -> [ContactEntry] {
+    /// - Parameters:
+    ///   - names: the property names read.
+    ///   - progress: called with the cards parsed (step ``ContactDiffProgress/Step/parsing``)
+    ///     before the first and after each batch of cards.
+    public func parsed(selecting names: Set<String>,
+                       progress: (@Sendable (ContactDiffProgress) -> Void)? = nil) -> [ContactEntry] {
         let names = Set(names.map { $0.uppercased() })
-        return Parallel.map(items, minimumPerWorker: 32) { item -> ContactEntry? in
+        let total = items.count
+        let reported = progress.map { progress in { (done: Int) in progress(ContactDiffProgress(step: .parsing, done: done, total: total)) } }
+        return Parallel.map(items, minimumPerWorker: 32, progress: reported) { item -> ContactEntry? in
             guard case .text(let bytes, let source, let line) = item else { return Self.parse([item]).first }
             // Plain 3.0 and 4.0 cards are read in one pass without the full reader; the others
             // are cut down to the lines named, when their syntax allows, before the full reader.
@@ -80,8 +87,13 @@ public struct ContactSet: Sendable {
     }
 
     /// Parses `items` on every core, keeping their order; unrecoverable cards are left out.
-    public static func parse(_ items: [Item]) -> [ContactEntry] {
-        Parallel.map(items, minimumPerWorker: 32) { item -> ContactEntry? in
+    /// - Parameters:
+    ///   - items: the cards.
+    ///   - progress: called with the cards parsed (step ``ContactDiffProgress/Step/parsing``)
+    ///     before the first and after each batch of cards.
+    public static func parse(_ items: [Item], progress: (@Sendable (ContactDiffProgress) -> Void)? = nil) -> [ContactEntry] {
+        let reported = progress.map { progress in { (done: Int) in progress(ContactDiffProgress(step: .parsing, done: done, total: items.count)) } }
+        return Parallel.map(items, minimumPerWorker: 32, progress: reported) { item -> ContactEntry? in
             switch item {
             case .card(let card, let origin):
                 return ContactEntry(card: card, origin: origin)

@@ -21,14 +21,19 @@ public enum ContactSetReader {
     public static let contactFileExtensions: Set<String> = ["vcf", "vcard", "json", "jcard", "xml", "xcard"]
 
     /// Reads the file or folder at `path`.
+    /// - Parameters:
+    ///   - path: a contact file or a folder of them.
+    ///   - progress: for a folder, called with the files read (step ``ContactDiffProgress/Step/reading``)
+    ///     before the first and after each batch of files.
     /// - Throws: ``ContactDiffError`` — `missingInput` when nothing is at `path`, `io` when it
     ///   cannot be read, `invalidInput` when a single file holds no readable card.
-    public static func read(path: String) throws(ContactDiffError) -> ContactSet {
+    public static func read(path: String,
+                            progress: (@Sendable (ContactDiffProgress) -> Void)? = nil) throws(ContactDiffError) -> ContactSet {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ContactDiffError(code: .missingInput, message: "no such file or folder", path: path)
         }
-        if isDirectory.boolValue { return try readFolder(path) }
+        if isDirectory.boolValue { return try readFolder(path, progress: progress) }
         let set = try readFile(path, reportedAs: path)
         if set.items.isEmpty {
             let reason = set.diagnostics.first { $0.severity == .error }?.message ?? "holds no card"
@@ -151,7 +156,8 @@ public enum ContactSetReader {
         }
     }
 
-    private static func readFolder(_ path: String) throws(ContactDiffError) -> ContactSet {
+    private static func readFolder(_ path: String,
+                                   progress: (@Sendable (ContactDiffProgress) -> Void)?) throws(ContactDiffError) -> ContactSet {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: path)
@@ -163,7 +169,8 @@ public enum ContactSetReader {
             return contactFileExtensions.contains(String(name[name.utf8.index(after: dot)...]).lowercased())
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }  // byte order: no Unicode comparison for 100k names
         let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
-        let sets = Parallel.map(files, minimumPerWorker: 256) { name -> Result<ContactSet, ContactDiffError> in
+        let reported = progress.map { progress in { (done: Int) in progress(ContactDiffProgress(step: .reading, done: done, total: files.count)) } }
+        let sets = Parallel.map(files, minimumPerWorker: 256, progress: reported) { name -> Result<ContactSet, ContactDiffError> in
             do throws(ContactDiffError) {
                 return .success(try readFile(folder + "/" + name, reportedAs: name))
             } catch {

@@ -17,6 +17,27 @@ enum Parallel {
         }
         return results.values()
     }
+
+    /// ``map(_:minimumPerWorker:_:)`` in chunks, calling `progress` with the number of elements
+    /// done before the first chunk and after each one (without `progress`, in one go). A chunk
+    /// keeps every worker busy, so the chunking costs little.
+    static func map<Element: Sendable, Result: Sendable>(
+        _ elements: [Element], minimumPerWorker: Int = 64, progress: ((Int) -> Void)?, _ transform: @Sendable (Element) -> Result
+    ) -> [Result] {
+        guard let progress else { return map(elements, minimumPerWorker: minimumPerWorker, transform) }
+        let chunk = max(1024, max(1, minimumPerWorker) * ProcessInfoCores.count * 4)
+        var results: [Result] = []
+        results.reserveCapacity(elements.count)
+        progress(0)
+        var start = 0
+        while start < elements.count {
+            let end = min(start + chunk, elements.count)
+            results += map(Array(elements[start..<end]), minimumPerWorker: minimumPerWorker, transform)
+            start = end
+            progress(end)
+        }
+        return results
+    }
 }
 
 /// Result storage for ``Parallel``: each index is written by exactly one worker before

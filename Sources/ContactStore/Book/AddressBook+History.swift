@@ -107,13 +107,24 @@ extension AddressBook {
     /// Removes exact duplicates: for each group of contacts with the same content, keeps the
     /// oldest and deletes the files of the others. Each removal is a `delete` event naming the
     /// contact kept, restorable with ``restore(uid:sequence:)``.
+    /// - Parameter progress: called after each contact removed (or left alone), with the
+    ///   duplicates handled so far and the duplicates found.
     /// - Returns: the delete events, and problems for contacts that share their file with others (left alone).
-    public func removeDuplicates() async throws(ContactStoreError) -> (events: [JournalEvent], problems: [StoreProblem]) {
+    public func removeDuplicates(
+        progress: (@Sendable (BookProgress) -> Void)? = nil
+    ) async throws(ContactStoreError) -> (events: [JournalEvent], problems: [StoreProblem]) {
         var events: [JournalEvent] = []
         var problems: [StoreProblem] = []
-        for group in duplicateGroups() {
+        let groups = duplicateGroups()
+        let total = groups.reduce(0) { $0 + $1.count - 1 }
+        var handled = 0
+        for group in groups {
             let keeper = group[0]
             for extra in group.dropFirst() {
+                defer {
+                    handled += 1
+                    progress?(BookProgress(done: handled, total: total))
+                }
                 guard (index.uidsByFile[extra.file]?.count ?? 0) == 1 else {
                     problems.append(StoreProblem(code: "shared-file", file: extra.file,
                                                  message: "\(extra.uid) duplicates \(keeper.uid) but shares its file with other contacts; left alone"))

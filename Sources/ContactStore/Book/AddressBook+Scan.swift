@@ -77,8 +77,8 @@ extension VCard {
 }
 
 extension AddressBook {
-    func performOpeningScan(addingMissingUIDs: Bool) async throws(ContactStoreError) {
-        openingScan = try await scan(addingMissingUIDs: addingMissingUIDs)
+    func performOpeningScan(addingMissingUIDs: Bool, progress: (@Sendable (BookProgress) -> Void)?) async throws(ContactStoreError) {
+        openingScan = try await scan(addingMissingUIDs: addingMissingUIDs, progress: progress)
     }
 
     /// Finds the changes other programs made to the folder and records them in the journal.
@@ -98,9 +98,13 @@ extension AddressBook {
     /// let report = try await book.scan()
     /// print("\(report.count(.update)) edited, \(report.count(.delete)) deleted")
     /// ```
-    /// - Parameter addingMissingUIDs: write the generated UID into files (with one card) that have none.
+    /// - Parameters:
+    ///   - addingMissingUIDs: write the generated UID into files (with one card) that have none.
+    ///   - progress: called before the first file is read and after each batch of files, with the
+    ///     files read and the files to read (not called when no file needs reading).
     /// - Returns: the events recorded and the problems found.
-    public func scan(addingMissingUIDs: Bool = false) async throws(ContactStoreError) -> ScanReport {
+    public func scan(addingMissingUIDs: Bool = false,
+                     progress: (@Sendable (BookProgress) -> Void)? = nil) async throws(ContactStoreError) -> ScanReport {
         var report = ScanReport()
         let listing = try POSIX.listDirectory(directory)
         for name in listing.undecodable where name.lowercased().hasSuffix(".vcf") {
@@ -164,6 +168,7 @@ extension AddressBook {
             pending.append(event(operation, uid: uid, generated: generated, file: file, card: card, previous: existing))
         }
 
+        if !toRead.isEmpty { progress?(BookProgress(done: 0, total: toRead.count)) }
         var start = 0
         while start < toRead.count {
             let batch = Array(toRead[start..<min(start + 1024, toRead.count)])
@@ -236,6 +241,7 @@ extension AddressBook {
                 report.events.append(contentsOf: try await record(pending, synchronize: false).map(\.withoutCard))
                 pending.removeAll(keepingCapacity: true)
             }
+            progress?(BookProgress(done: start, total: toRead.count))
         }
         for uid in pool.sorted() where claimed[uid] == nil {
             guard let existing = index.live(uid), !unreadable.contains(existing.file) else { continue }

@@ -36,14 +36,17 @@ public actor AddressBook {
         public var lockTimeout: Duration
         /// The clock that dates journal events and bounds the time of outside edits.
         public var clock: WallClock
+        /// Called as the opening scan reads files (see ``AddressBook/scan(addingMissingUIDs:progress:)``).
+        public var scanProgress: (@Sendable (BookProgress) -> Void)?
 
         /// Creates options.
         public init(scans: Bool = true, addsMissingUIDs: Bool = false, lockTimeout: Duration = .seconds(10),
-                    clock: WallClock = .system) {
+                    clock: WallClock = .system, scanProgress: (@Sendable (BookProgress) -> Void)? = nil) {
             self.scans = scans
             self.addsMissingUIDs = addsMissingUIDs
             self.lockTimeout = lockTimeout
             self.clock = clock
+            self.scanProgress = scanProgress
         }
     }
 
@@ -132,7 +135,7 @@ public actor AddressBook {
         let result: Result
         do {
             if options.scans {
-                try await book.performOpeningScan(addingMissingUIDs: options.addsMissingUIDs)
+                try await book.performOpeningScan(addingMissingUIDs: options.addsMissingUIDs, progress: options.scanProgress)
             }
             result = try await body(book)
         } catch {

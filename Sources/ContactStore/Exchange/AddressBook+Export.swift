@@ -49,10 +49,23 @@ extension AddressBook {
     /// ```swift
     /// try await book.exportContacts(as: .vcard4, to: .file("all.vcf"))
     /// ```
+    /// - Parameters:
+    ///   - format: the format written.
+    ///   - destination: one file (or standard output), or a folder for one file per contact.
+    ///   - progress: called after each contact file of the book, with the contacts of the files
+    ///     done so far and the book's live contacts.
     /// - Throws: ``ContactStoreError`` with code `io` when a file cannot be written.
-    public func exportContacts(as format: ExportFormat, to destination: ExportDestination) throws(ContactStoreError) -> ExportReport {
+    public func exportContacts(as format: ExportFormat, to destination: ExportDestination,
+                               progress: (@Sendable (BookProgress) -> Void)? = nil) throws(ContactStoreError) -> ExportReport {
         var report = ExportReport()
         let files = index.uidsByFile.keys.sorted()
+        let total = index.liveCount
+        var handled = 0
+        func finished(_ file: String) {
+            guard let progress else { return }
+            handled += index.uidsByFile[file]?.count ?? 0
+            progress(BookProgress(done: handled, total: total))
+        }
         switch destination {
         case .file(let path):
             let output = try ExportOutput(path: path)
@@ -66,6 +79,7 @@ extension AddressBook {
                     try output.write(bytes)
                     report.contacts += 1
                 }
+                finished(file)
             }
             try output.write(Self.footer(format, empty: first))
             try output.commit()
@@ -94,6 +108,7 @@ extension AddressBook {
                     report.files.append(folder + "/" + name)
                     report.contacts += 1
                 }
+                finished(file)
             }
         }
         return report

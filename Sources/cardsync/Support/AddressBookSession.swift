@@ -53,14 +53,16 @@ struct ProblemOutput: Encodable {
     }
 }
 
-/// Opening an address book from a command: errors become exit statuses, and what the opening
-/// scan found is reported on standard error.
+/// Opening an address book from a command: errors become exit statuses, what the opening
+/// scan found is reported on standard error, and `progress` (when given) shows the scan reading
+/// files.
 enum BookSession {
     static func open<Result: Sendable>(_ directory: String, scanning: Bool = true, addingMissingUIDs: Bool = false,
-                                       reportsScan: Bool = true,
+                                       reportsScan: Bool = true, progress: ProgressBar? = nil,
                                        _ body: (AddressBook) async throws -> Result) async throws -> Result {
         do {
-            let options = AddressBook.OpenOptions(scans: scanning, addsMissingUIDs: addingMissingUIDs)
+            let options = AddressBook.OpenOptions(scans: scanning, addsMissingUIDs: addingMissingUIDs,
+                                                  scanProgress: progress?.reporter(scanStep))
             return try await AddressBook.withOpen(at: URL(fileURLWithPath: directory), options: options) { book in
                 for note in await book.openingNotes { StandardError.print("cardsync: note: \(note)") }
                 if reportsScan, let scan = await book.openingScan {
@@ -74,6 +76,11 @@ enum BookSession {
         } catch let error as ContactStoreError {
             throw CommandFailure(error)
         }
+    }
+
+    /// The progress of a scan: files read of the files to read.
+    @Sendable static func scanStep(_ progress: BookProgress) -> ProgressBar.Step {
+        ProgressBar.Step(phase: "scanning", done: progress.done, total: progress.total, unit: .items("files"))
     }
 
     /// `2 added, 1 edited, 0 renamed, 1 deleted`.

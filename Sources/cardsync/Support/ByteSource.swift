@@ -32,6 +32,13 @@ struct ByteSource: ~Copyable {
         }
     }
 
+    /// The size of a regular file, `nil` for standard input, pipes and devices.
+    var size: Int? {
+        var info = stat()
+        guard fstat(fileno(handle), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
     deinit {
         if ownsHandle { fclose(handle) }
     }

@@ -21,15 +21,18 @@ enum CardInput {
 
     /// Reads `path` chunk by chunk. Each card is parsed and handed to `render`, which may append
     /// bytes for it (on any thread); the bytes of each batch are passed to `output` in input order.
-    static func process(_ path: String,
+    /// `progress` is told the bytes read (of the file's size, when it has one) and the cards.
+    static func process(_ path: String, progress: ProgressBar? = nil,
                         render: @escaping @Sendable (VCard, inout [UInt8]) -> [Diagnostic],
                         output: ([UInt8]) throws(CommandFailure) -> Void) throws(CommandFailure) -> Summary {
         let source = try ByteSource(path: path)
+        let reading = ReadingProgress(bar: progress, path: path, size: source.size)
         var first: [UInt8] = []
         try source.read(into: &first)
+        reading.read(first.count, cards: 0)
         let format = ContactFormat.detect(first.prefix(256))
         if format != .vcard {
-            return try processDocument(path, format: format, source: source, first: first, render: render, output: output)
+            return try processDocument(path, format: format, source: source, first: first, reading: reading, render: render, output: output)
         }
         var parser = VCardParser(framingOnly: path)
         var summary = Summary(path: path)
@@ -43,6 +46,7 @@ enum CardInput {
                 summary.diagnostics.append(contentsOf: result.diagnostics)
                 try output(result.bytes)
             }
+            reading.read(0, cards: summary.cards)
         }
         func consume(_ chunk: [UInt8]) throws(CommandFailure) {
             parser.feed(chunk)
@@ -53,7 +57,10 @@ enum CardInput {
             summary.diagnostics.append(contentsOf: parser.takeDiagnostics())
         }
         if !first.isEmpty { try consume(first) }
-        try source.forEachChunk { chunk throws(CommandFailure) in try consume(chunk) }
+        try source.forEachChunk { chunk throws(CommandFailure) in
+            reading.read(chunk.count, cards: summary.cards)
+            try consume(chunk)
+        }
         parser.finish()
         while let frame = parser.nextFrame() { frames.append(frame) }
         try flush()
@@ -65,7 +72,7 @@ enum CardInput {
     /// jCard and xCard inputs, card by card: jCard through `JCardParser`, an xCard file or standard
     /// input through libxml2's streaming reader; memory stays bounded by one card.
     private static func processDocument(_ path: String, format: ContactFormat, source: borrowing ByteSource, first: [UInt8],
-                                        render: (VCard, inout [UInt8]) -> [Diagnostic],
+                                        reading: ReadingProgress, render: (VCard, inout [UInt8]) -> [Diagnostic],
                                         output: ([UInt8]) throws(CommandFailure) -> Void) throws(CommandFailure) -> Summary {
         var summary = Summary(path: path, format: format)
         var pending: [UInt8] = []
@@ -73,6 +80,7 @@ enum CardInput {
         func handle(_ card: VCard) {
             guard failure == nil else { return }
             summary.cards += 1
+            reading.read(0, cards: summary.cards)
             let notes = render(card, &pending)
             summary.diagnostics.append(contentsOf: notes)
             if pending.count >= 1 << 20 {
@@ -81,6 +89,8 @@ enum CardInput {
             }
         }
         if format == .xcard && path != "-" {
+            // libxml2 reads the file itself: progress in cards only.
+            reading.countsCardsOnly()
             summary.diagnostics += XCardReader.readFile(atPath: path, sourceName: path, body: handle)
         } else if format == .xcard {
             var head: [UInt8]? = first
@@ -90,6 +100,7 @@ enum CardInput {
                 guard readFailure == nil, failure == nil else { return nil }
                 var chunk: [UInt8] = []
                 do throws(CommandFailure) { try source.read(into: &chunk) } catch { readFailure = error }
+                reading.read(chunk.count, cards: summary.cards)
                 return chunk.isEmpty ? nil : chunk
             }, sourceName: path, body: handle)
             if let readFailure { throw readFailure }
@@ -102,7 +113,10 @@ enum CardInput {
                 if let failure { throw failure }
             }
             try consume(first)
-            try source.forEachChunk { chunk throws(CommandFailure) in try consume(chunk) }
+            try source.forEachChunk { chunk throws(CommandFailure) in
+                reading.read(chunk.count, cards: summary.cards)
+                try consume(chunk)
+            }
             parser.finish()
             while let card = parser.nextCard() { handle(card) }
             summary.diagnostics += parser.takeDiagnostics()
@@ -145,5 +159,35 @@ enum CardInput {
             shared[worker] = part
         }
         return Array(results)
+    }
+}
+
+/// The progress of reading one input, by bytes (with a bar when the input is a file of known
+/// size) and cards. Called on the reading thread only.
+final class ReadingProgress {
+    private let bar: ProgressBar?
+    private let phase: String
+    private let size: Int?
+    private var bytes = 0
+    private var cardsOnly = false
+
+    init(bar: ProgressBar?, path: String, size: Int?) {
+        self.bar = (bar?.isShown ?? false) ? bar : nil
+        phase = "converting " + (path == "-" ? "standard input" : URL(fileURLWithPath: path).lastPathComponent)
+        self.size = size
+    }
+
+    /// From now on, counts cards only (the bytes are read elsewhere).
+    func countsCardsOnly() { cardsOnly = true }
+
+    /// `count` more bytes read; `cards` cards so far.
+    func read(_ count: Int, cards: Int) {
+        guard let bar else { return }
+        bytes += count
+        if cardsOnly {
+            bar.update(ProgressBar.Step(phase: phase, done: cards, unit: .items("cards")))
+        } else {
+            bar.update(ProgressBar.Step(phase: phase, done: bytes, total: size, unit: .bytes, detail: "\(cards) cards"))
+        }
     }
 }

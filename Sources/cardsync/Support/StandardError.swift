@@ -8,16 +8,9 @@ import Darwin
 
 /// Writing to standard error, for diagnostics and progress (standard output carries results only).
 enum StandardError {
-    /// Writes `text` and a line end to standard error.
+    /// Writes `text` and a line end to standard error (clearing a progress line first).
     static func print(_ text: String) {
-        var line = CredentialRedaction.redact(text)
-        line.append("\n")
-        var remaining = Array(line.utf8)[...]
-        while !remaining.isEmpty {
-            let written = remaining.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-            if written <= 0 { return }
-            remaining = remaining.dropFirst(written)
-        }
+        TerminalLine.shared.print(CredentialRedaction.redact(text) + "\n")
     }
 
     /// Whether standard error is a terminal (colour and progress only then).
