@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TestSupport
 
@@ -124,5 +127,32 @@ import TestSupport
             let result = try CLIRunner.run(arguments)
             #expect(result.status == status, "\(arguments.joined(separator: " ")): \(result.status) \(result.standardError)")
         }
+    }
+}
+
+/// Output to something that is not a regular file is written into it, never renamed over it.
+@Suite struct OutputTargetTests {
+    @Test func convertingIntoAPipeWritesIntoThePipeAndLeavesItAPipe() throws {
+        let root = try TestPaths.makeTemporaryDirectory("cli-fifo")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let input = root.appendingPathComponent("in.vcf")
+        try Data("BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada\r\nN:Lovelace;Ada;;;\r\nEND:VCARD\r\n".utf8).write(to: input)
+        let fifo = root.appendingPathComponent("out.pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.arguments = [fifo]
+        let pipe = Pipe()
+        reader.standardOutput = pipe
+        try reader.run()
+        let result = try CLIRunner.run(["convert", input.path, "--to", "vcard4", "-o", fifo])
+        let received = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        reader.waitUntilExit()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(received.contains("VERSION:4.0"), "\(received)")
+        var status = stat()
+        #expect(stat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO, "the pipe was replaced by a file")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.contains("cardsync-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
     }
 }

@@ -15,13 +15,27 @@ final class ByteSink {
     private let temporaryPath: String?
     private var buffer: [UInt8] = []
     private var committed = false
+    /// Whether `handle` was opened here on a device or pipe (closed when done).
+    private var isOpenedDevice = false
     /// Bytes kept back from each flush so that ``removeTrailingSeparator(_:)`` can still reach them.
     private let holdBack = 16
 
-    /// Opens `path` for writing (`-` or `nil` is standard output).
+    /// Opens `path` for writing (`-` or `nil` is standard output). A path that is not a regular
+    /// file (`/dev/null`, a pipe, a terminal) is written directly: renaming a file over it would
+    /// replace the device or pipe itself.
     init(path: String?) throws(CommandFailure) {
         buffer.reserveCapacity(1 << 20)
-        if let path, path != "-" {
+        var status = stat()
+        if let path, path != "-", stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
+            guard (status.st_mode & S_IFMT) != S_IFDIR else { throw CommandFailure.io("\(path): is a folder; name a file to write") }
+            guard let file = fopen(path, "wb") else {
+                throw CommandFailure.io("\(path): cannot write: \(String(cString: strerror(errno)))", path: path)
+            }
+            handle = file
+            self.path = nil
+            temporaryPath = nil
+            isOpenedDevice = true
+        } else if let path, path != "-" {
             let temporary = path + ".cardsync-\(getpid())-tmp"
             guard let file = fopen(temporary, "wb") else {
                 throw CommandFailure.io("\(path): cannot write: \(String(cString: strerror(errno)))")
@@ -38,6 +52,7 @@ final class ByteSink {
     }
 
     deinit {
+        if isOpenedDevice { fclose(handle) }
         if !committed, let temporaryPath {
             fclose(handle)
             unlink(temporaryPath)
