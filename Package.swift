@@ -176,6 +176,7 @@ let package = Package(
         .testTarget(
             name: "VCardKitTests",
             dependencies: ["VCardKit", "SampleGenerator", "TestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
