@@ -208,6 +208,7 @@ let package = Package(
         .testTarget(
             name: "VCardKitTests",
             dependencies: ["VCardKit", "JSONText", "SampleGenerator", "TestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -48,6 +48,9 @@ PY
 "$bin" generate --count 300 --seed 5 --version 4.0 --rfc-only -o "$work/rfc.vcf" 2>/dev/null
 "$bin" convert "$work/rfc.vcf" --to xcard -o "$work/rfc.xml"
 xmllint --noout --relaxng Schemas/xcard-rfc6351.rng "$work/rfc.xml" 2>&1 | tail -1
+# ... and so must RFC vocabulary written in upper case (TYPE=WORK, 2.1's TEL;CELL).
+"$bin" convert Tests/VCardXMLTests/Fixtures/rfc6350-vocabulary-upper-case.vcf --to xcard -o "$work/rfc-upper.xml"
+xmllint --noout --relaxng Schemas/xcard-rfc6351.rng "$work/rfc-upper.xml" 2>&1 | tail -1
 "$bin" convert Samples/tricky/vcard40-rfc6868-and-folding.vcf --to xcard -o "$work/sample.xml"
 xmllint --noout --relaxng Schemas/xcard.rng "$work/sample.xml" 2>&1 | tail -1
 

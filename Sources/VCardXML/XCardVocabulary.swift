@@ -46,6 +46,23 @@ enum XCardVocabulary {
     static let valueTypes: Set<String> = ["text", "uri", "date", "time", "date-time", "date-and-or-time", "timestamp",
                                           "boolean", "integer", "float", "utc-offset", "language-tag", "unknown"]
 
+    /// A `TYPE` value in the case it is registered in (`WORK` → `work`), or as it is when it is
+    /// not a registered one. Parameter values are case-insensitive (RFC 6350 §5), but RFC 6351's
+    /// schema enumerates the registered ones in lower case, so xCard spells them that way.
+    static func registeredCase(ofType value: String) -> String {
+        let lower = value.lowercased()
+        return registeredTypes.contains(lower) && lower != value ? lower : value
+    }
+
+    /// The registered `TYPE` values: RFC 6350's (§5.6, `TEL` §6.4.1, `RELATED` §6.6.6) and RFC 2426's.
+    private static let registeredTypes: Set<String> = [
+        "work", "home",
+        "text", "voice", "fax", "cell", "video", "pager", "textphone",
+        "contact", "acquaintance", "friend", "met", "co-worker", "colleague", "co-resident", "neighbor", "child",
+        "parent", "sibling", "spouse", "kin", "muse", "crush", "date", "sweetheart", "me", "agent", "emergency",
+        "pref", "msg", "bbs", "modem", "car", "isdn", "pcs", "dom", "intl", "postal", "parcel", "internet", "x400",
+    ]
+
     /// The element type of a parameter's values in RFC 6351.
     static func parameterValueType(_ name: String) -> String {
         switch name {

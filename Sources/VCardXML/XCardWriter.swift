@@ -268,7 +268,9 @@ public struct XCardStreamWriter: Sendable {
                 if !XCardVocabulary.isXMLName(parameter.name) { attribute(writer, "name", parameter.name) }
                 var valueType = XCardVocabulary.parameterValueType(parameterName)
                 if valueType == "integer" && !parameter.values.allSatisfy({ Int($0) != nil }) { valueType = "text" }
-                for value in parameter.values { element(writer, valueType, value) }
+                for value in parameter.values {
+                    element(writer, valueType, parameterName == "TYPE" ? XCardVocabulary.registeredCase(ofType: value) : value)
+                }
                 writer.end()
             }
             writer.end()

@@ -46,10 +46,14 @@ struct ConvertCommand: AsyncParsableCommand {
             let summary: CardInput.Summary
             switch to {
             case .vcard3, .vcard4:
+                // Cards are written as parts of a file: with the blank lines between them as read.
                 let writer = VCardWriter(target: to.version, preservesOriginalFormatting: !canonical)
                 summary = try CardInput.process(input, progress: progress, render: { card, bytes in
-                    writer.write(card, into: &bytes)
+                    writer.write(card, asPartOfFile: true, into: &bytes)
                 }, output: { bytes throws(CommandFailure) in try sink.write(bytes) })
+                var end: [UInt8] = []
+                writer.write(blankLinesAtEnd: summary.blankLinesAtEnd, into: &end)
+                try sink.write(end)
             case .jcard:
                 // A JSON array of cards, written card by card.
                 try sink.write("[\n")

@@ -34,7 +34,7 @@ struct ValidateCommand: AsyncParsableCommand {
             var summaries: [CardInput.Summary] = []
             for path in files {
                 do {
-                    var summary = try CardInput.process(path, render: { _, _ in [] }, output: { _ in })
+                    var summary = try CardInput.process(path, options: .validation, render: { _, _ in [] }, output: { _ in })
                     summary.diagnostics += schemaProblems(path, format: summary.format)
                     if strict {
                         for index in summary.diagnostics.indices { summary.diagnostics[index].severity = .error }

@@ -39,6 +39,20 @@ import VCardKit
         #expect(result.standardOutput.contains("[missing-end]"))
     }
 
+    @Test func validateReportsBrokenCardStructureAsErrorsEachWithItsCodeAndLine() throws {
+        let result = try CLIRunner.run(["validate", "--format", "json", fixture("invalid-structure.vcf")])
+        #expect(result.status == 65)
+        let object = try #require(try JSONSerialization.jsonObject(with: result.outputBytes) as? [String: Any])
+        let diagnostics = try #require(object["diagnostics"] as? [[String: Any]])
+        let errors = diagnostics.filter { $0["severity"] as? String == "error" }.compactMap { diagnostic -> String? in
+            guard let code = diagnostic["code"] as? String, let line = diagnostic["line"] as? Int, let column = diagnostic["column"] as? Int else { return nil }
+            return "\(code):\(line):\(column)"
+        }
+        #expect(errors == ["empty-card:1:1", "missing-version-and-fn:3:1", "not-a-content-line:9:1", "unfolded-line-break:15:1"])
+        // Every card is still read: the lenient reading keeps what it can.
+        #expect((object["summary"] as? [String: Any])?["cards"] as? Int == 4)
+    }
+
     @Test func validateReportsAMissingPathWithExitStatus66() throws {
         let result = try CLIRunner.run(["validate", fixture("valid-3.0.vcf"), "/nonexistent/contacts.vcf"])
         #expect(result.status == 66)
@@ -72,6 +86,14 @@ import VCardKit
         let result = try CLIRunner.run(["convert", fixture("valid-4.0-lf.vcf"), "--to", "vcard4"])
         #expect(result.status == 0)
         #expect(result.outputBytes == (try Data(contentsOf: URL(fileURLWithPath: fixture("valid-4.0-lf.vcf")))))
+    }
+
+    @Test func convertToItsOwnVersionKeepsTheBlankLinesBetweenCards() throws {
+        let result = try CLIRunner.run(["convert", fixture("valid-4.0-blank-lines.vcf"), "--to", "vcard4"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.outputBytes == (try Data(contentsOf: URL(fileURLWithPath: fixture("valid-4.0-blank-lines.vcf")))))
+        let canonical = try CLIRunner.run(["convert", fixture("valid-4.0-blank-lines.vcf"), "--to", "vcard4", "--canonical"])
+        #expect(canonical.standardOutput == "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada Lovelace\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:4.0\r\nFN:Charles Babbage\r\nEND:VCARD\r\n")
     }
 
     @Test func convertReadsStandardInputAndConvertsTo4() throws {

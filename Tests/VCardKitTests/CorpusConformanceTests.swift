@@ -68,6 +68,11 @@ import TestSupport
     }
 
     @Test(.needsSharedCorpus, arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
+    func writesUneditedFilesBackByteForByte(_ entry: CorpusEntry) throws {
+        try RoundTripChecks.writesFileBackByteForByte(Array(Data(contentsOf: entry.url)), sourceName: entry.path)
+    }
+
+    @Test(.needsSharedCorpus, arguments: textEntries.filter { $0.expected != .invalid || $0.cards > 0 })
     func convertsBetweenVersionsWithoutLoss(_ entry: CorpusEntry) throws {
         try RoundTripChecks.convertsWithoutLoss(Array(Data(contentsOf: entry.url)), sourceName: entry.path)
     }
@@ -87,6 +92,21 @@ enum RoundTripChecks {
             #expect(range != nil, "card at \(card.location.map(\.description) ?? "?") was not written back as read:\n\(String(decoding: written, as: UTF8.self))")
             if let range { searchFrom = range.upperBound }
         }
+    }
+
+    /// What the reader leaves out of the cards it reads: text outside cards, other components, a
+    /// card it could not read. A file with none of these is written back whole, byte for byte.
+    static let codesOfTextLeftOut: Set<String> = ["text-outside-card", "other-component", "unexpected-end", "missing-end", "limit-exceeded"]
+
+    /// The cards of a file, written as a file with no edits, are the file (as UTF-8, without a
+    /// byte order mark): the blank lines before, between and after the cards included.
+    static func writesFileBackByteForByte(_ bytes: [UInt8], sourceName: String) throws {
+        let result = try VCardReader.read(bytes, sourceName: sourceName)
+        let leftOut = result.diagnostics.filter { codesOfTextLeftOut.contains($0.code.rawValue) }
+        guard leftOut.isEmpty else { return }
+        let written = VCardWriter().bytes(for: result)
+        let source = CorpusText.utf8Text(of: bytes)
+        #expect(written == source, "the file was not written back as read; first difference at byte \(zip(written, source).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(written.count, source.count))")
     }
 
     /// read → write 4.0 → read → write 3.0 → read → write 4.0 gives the first 4.0 text again, and

@@ -43,6 +43,45 @@ import VCardKit
         #expect(try Self.rfcSchema.get().validate(xml) == [])
     }
 
+    static let upperCaseVocabulary = TestPaths.fixtures("VCardXMLTests").appendingPathComponent("rfc6350-vocabulary-upper-case.vcf")
+
+    @Test func writesRegisteredTypeValuesInTheirRegisteredCase() throws {
+        let cards = try VCardReader.read(Array(Data(contentsOf: Self.upperCaseVocabulary))).cards
+        let xml = String(decoding: XCardWriter().bytes(for: cards), as: UTF8.self)
+        for value in ["work", "voice", "cell", "home", "friend", "co-worker", "text", "fax"] {
+            #expect(xml.contains("<text>\(value)</text>"), "\(value)")
+        }
+        for value in ["WORK", "Work", "VOICE", "Voice", "CELL", "HOME", "Friend", "CO-WORKER", "TEXT", "FAX"] {
+            #expect(!xml.contains("<text>\(value)</text>"), "\(value)")
+        }
+        // Reading is case-insensitive, and nothing is lost.
+        let back = try XCardReader.read(Array(xml.utf8))
+        #expect(back.cards.map { CanonicalForm.properties(of: $0) } == cards.map { CanonicalForm.properties(of: $0) })
+    }
+
+    @Test func keepsTheCaseOfTypeValuesThatAreNotRegistered() throws {
+        let card = try #require(try VCardReader.read("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nTEL;TYPE=X-Satellite,MAIN:+1\r\nEND:VCARD\r\n").cards.first)
+        let xml = String(decoding: XCardWriter().bytes(for: [card]), as: UTF8.self)
+        #expect(xml.contains("<text>X-Satellite</text>"))
+        #expect(xml.contains("<text>MAIN</text>"))
+    }
+
+    @Test func upperCaseRFCVocabularyValidatesAgainstTheUnextendedRFCSchema() throws {
+        let cards = try VCardReader.read(Array(Data(contentsOf: Self.upperCaseVocabulary))).cards
+        #expect(cards.count == 3)
+        let xml = XCardWriter().bytes(for: cards)
+        #expect(try Self.rfcSchema.get().validate(xml) == [])
+        #expect(try Self.extendedSchema.get().validate(xml) == [])
+    }
+
+    @Test(.enabled(if: XMLLint.isAvailable, "xmllint (Debian libxml2-utils) is not installed"))
+    func upperCaseRFCVocabularyValidatesWithXMLLint() throws {
+        let cards = try VCardReader.read(Array(Data(contentsOf: Self.upperCaseVocabulary))).cards
+        let xml = XCardWriter().bytes(for: cards)
+        #expect(try XMLLint.problems(validating: xml, against: "xcard-rfc6351.rng") == [])
+        #expect(try XMLLint.problems(validating: xml, against: "xcard.rng") == [])
+    }
+
     @Test func readsAFullXCardDocument() throws {
         let url = TestPaths.fixtures("VCardXMLTests").appendingPathComponent("xcard-full.xml")
         let result = try XCardReader.read(Array(Data(contentsOf: url)), sourceName: "xcard-full.xml")

@@ -18,6 +18,11 @@ public struct VCard: Sendable {
     public internal(set) var originalBegin: ArraySlice<UInt8>?
     /// The bytes of the `END` line as read (with its line end, if it had one).
     public internal(set) var originalEnd: ArraySlice<UInt8>?
+    /// The blank lines that stood between the previous card (or the start of the input) and this
+    /// card's `BEGIN` line, as read. They belong to the file, not to the card: ``VCardWriter``
+    /// writes them only when it writes the card as part of a file (``VCardWriter/write(_:asPartOfFile:into:)``),
+    /// never into the card's own text.
+    public internal(set) var blankLinesBefore: [UInt8] = []
     /// Where the card starts in its input.
     public internal(set) var location: SourceLocation?
     /// The version the card was read as (its `VERSION`, or the reader's guess when it had none).
@@ -41,10 +46,11 @@ public struct VCard: Sendable {
     }
 
     init(properties: [VCardProperty], originalBegin: ArraySlice<UInt8>?, originalEnd: ArraySlice<UInt8>?,
-         location: SourceLocation?, sourceVersion: VCardVersion?) {
+         blankLinesBefore: [UInt8] = [], location: SourceLocation?, sourceVersion: VCardVersion?) {
         self.properties = properties
         self.originalBegin = originalBegin
         self.originalEnd = originalEnd
+        self.blankLinesBefore = blankLinesBefore
         self.location = location
         self.sourceVersion = sourceVersion
     }
@@ -85,6 +91,7 @@ public struct VCard: Sendable {
     public mutating func forgetOriginalFormatting() {
         originalBegin = nil
         originalEnd = nil
+        blankLinesBefore = []
         for index in properties.indices { properties[index].original = nil }
     }
 }

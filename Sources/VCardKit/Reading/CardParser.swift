@@ -6,6 +6,7 @@
 struct CardParser {
     let bytes: [UInt8]
     let lines: [PhysicalLine]
+    let blankLinesBefore: [UInt8]
     let sourceName: String
     let options: VCardReadOptions
     private(set) var diagnostics: [Diagnostic] = []
@@ -29,9 +30,19 @@ struct CardParser {
         var originalEnd: Int
     }
 
-    init(bytes: [UInt8], lines: [PhysicalLine], sourceName: String, options: VCardReadOptions) {
+    /// What a logical line turned out to be.
+    private enum LogicalLine {
+        case property(VCardProperty)
+        /// No `:` after a name (and parameters), or a `#` comment: not a content line.
+        case notAContentLine
+        /// A content line that cannot be read (reported where it was found).
+        case unreadable
+    }
+
+    init(bytes: [UInt8], lines: [PhysicalLine], blankLinesBefore: [UInt8] = [], sourceName: String, options: VCardReadOptions) {
         self.bytes = bytes
         self.lines = lines
+        self.blankLinesBefore = blankLinesBefore
         self.sourceName = sourceName
         self.options = options
     }
@@ -45,6 +56,9 @@ struct CardParser {
         var beginOriginalEnd = beginEnd
         var index = 1
         var sawBlank = false
+        // The line right after the last property read: a line there that is no content line is
+        // the rest of that property's value, broken off by a line break that was not folded.
+        var lastPropertyEnd = -1
         while index < last {
             let line = lines[index]
             if line.isEmpty || isWhitespaceOnly(line) && !startsWithWhitespace(line) {
@@ -66,11 +80,43 @@ struct CardParser {
                 index += 1
                 continue
             }
+            if endsWithColonVCard(line) && marker(of: line) == .beginCard {
+                // A card nested without an AGENT line before it (vCard 2.1 writers do this).
+                let end = endOfNestedCard(openedAt: index, last: last)
+                let value = TextEscaping.escape(String(decoding: bytes[line.start..<lines[end - 1].end], as: UTF8.self).replacingLineEndsWithLF())
+                if let agent = pending.last?.property, agent.traits.upperName == "AGENT", agent.rawValue.isEmpty,
+                   (lastPropertyEnd..<index).allSatisfy({ isWhitespaceOnly(lines[$0]) }) {
+                    // `AGENT:`, blank lines, then the card: the blank lines were reported.
+                    pending[pending.count - 1].property.rawValue = value
+                } else {
+                    warn(.nestedCardWithoutAgent, "a card is nested in this card without an AGENT line before it; it was read as the card's AGENT",
+                         line: index, offset: 0)
+                    pending.append(Pending(property: VCardProperty(group: nil, name: "AGENT", traits: PropertyTraits.of("AGENT"), parameters: [],
+                                                                   rawValue: value, original: nil, line: line.number),
+                                           firstLine: index, originalStart: line.start, originalEnd: line.start))
+                }
+                extendTrivia(&pending, &beginOriginalEnd, to: lines[end - 1].end)
+                lastPropertyEnd = end
+                index = end
+                continue
+            }
             let (assembledEnd, nestedCard) = assemble(from: index, last: last)
-            if let property = parseLogicalLine(firstLine: index, nestedCard: nestedCard) {
+            switch parseLogicalLine(firstLine: index, nestedCard: nestedCard) {
+            case .property(let property):
                 pending.append(Pending(property: property, firstLine: index,
                                        originalStart: line.start, originalEnd: lines[assembledEnd - 1].end))
-            } else {
+                lastPropertyEnd = assembledEnd
+            case .notAContentLine:
+                if index == lastPropertyEnd && scratch.first != 0x23 && !looksLikeProperty(line), let previous = pending.indices.last {
+                    continueValue(of: &pending[previous].property, line: index)
+                    lastPropertyEnd = assembledEnd
+                } else {
+                    error(.notAContentLine,
+                          "line is not a content line (no ':' after a property name\(scratch.first == 0x23 ? "; vCard has no comments" : "")); it was ignored: \(preview(0..<scratch.count))",
+                          line: index, offset: 0)
+                }
+                extendTrivia(&pending, &beginOriginalEnd, to: lines[assembledEnd - 1].end)
+            case .unreadable:
                 extendTrivia(&pending, &beginOriginalEnd, to: lines[assembledEnd - 1].end)
             }
             index = assembledEnd
@@ -84,6 +130,7 @@ struct CardParser {
         var card = VCard(properties: properties,
                          originalBegin: bytes[0..<beginOriginalEnd],
                          originalEnd: bytes[endLine.start..<endLine.end],
+                         blankLinesBefore: blankLinesBefore,
                          location: SourceLocation(source: sourceName, line: lines[0].number, column: 1),
                          sourceVersion: version)
         checkCard(&card, firstLines: pending.map(\.firstLine))
@@ -94,6 +141,52 @@ struct CardParser {
         if pending.isEmpty { beginEnd = end } else { pending[pending.count - 1].originalEnd = end }
     }
 
+    /// Whether the line ends in `:VCARD` (any case, trailing white space ignored): a cheap test
+    /// that rules out ``marker(of:)`` for nearly every property line.
+    @inline(__always)
+    private func endsWithColonVCard(_ line: PhysicalLine) -> Bool {
+        var end = line.contentEnd
+        while end > line.start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        guard end - line.start >= 11, bytes[end - 6] == 0x3A, bytes[end - 1] | 0x20 == 0x64 else { return false }
+        return bytes.withUnsafeBufferPointer { $0.matchesUppercase("VCARD", at: end - 5, end: end) }
+    }
+
+    private func marker(of line: PhysicalLine) -> StructureMarker {
+        bytes.withUnsafeBufferPointer { $0.structureMarker(of: line).0 }
+    }
+
+    /// The index of the line after the `END:VCARD` that closes the card opened at `first` (or
+    /// `last` when none closes it before the end of this card).
+    private func endOfNestedCard(openedAt first: Int, last: Int) -> Int {
+        var depth = 0
+        var k = first
+        while k < last {
+            switch marker(of: lines[k]) {
+            case .beginCard: depth += 1
+            case .endCard: depth -= 1
+            default: break
+            }
+            k += 1
+            if depth == 0 { break }
+        }
+        return k
+    }
+
+    /// The logical line in `scratch`, which starts at line `index` right after `property`, is the
+    /// rest of the property's value, broken off by a line break that was not folded: reported as
+    /// an error, and joined to a text value with a line break so that no text is lost.
+    private mutating func continueValue(of property: inout VCardProperty, line index: Int) {
+        let kind = property.traits.kind
+        let joins = [.text, .textList, .structured, .structuredText, .unknown].contains(kind) && property.parameter("ENCODING") == nil
+        error(.unfoldedLineBreak,
+              "the value of \(property.name) (line \(property.line ?? 0)) is broken by a line break that is not folded (a folded continuation line starts with a space or tab); "
+                + (joins ? "this line was joined to the value with a line break" : "this line was ignored"),
+              line: index, offset: 0)
+        guard joins else { return }
+        let text = decodeText(scratch[...])
+        property.rawValue += "\\n" + (version == .v2_1 ? Self.modernize(text, kind: kind) : text.replacingLineEndsWithEscapes())
+    }
+
     // MARK: - Version
 
     private mutating func detectVersion() {
@@ -101,8 +194,11 @@ struct CardParser {
         var sawTwoOneSyntax = false
         for (i, line) in lines.enumerated() where i > 0 && i < lines.count - 1 {
             let found: String? = bytes.withUnsafeBufferPointer { p in
-                if p.matchesUppercase("BEGIN:VCARD", at: line.start, end: line.contentEnd) { depth += 1 }
-                if p.matchesUppercase("END:VCARD", at: line.start, end: line.contentEnd) { depth -= 1 }
+                switch p.structureMarker(of: line).0 {
+                case .beginCard: depth += 1
+                case .endCard: depth -= 1
+                default: break
+                }
                 if depth == 0 && p.matchesUppercase("VERSION:", at: line.start, end: line.contentEnd) {
                     return String(decoding: p[(line.start + 8)..<line.contentEnd], as: UTF8.self).trimmingASCIISpaces
                 }
@@ -127,7 +223,10 @@ struct CardParser {
                  line: 0, offset: 0)
         case nil:
             version = sawTwoOneSyntax ? .v2_1 : .v3_0
-            warn(.missingVersion, "card has no VERSION; it was read as \(version.rawValue)", line: 0, offset: 0)
+            // (An empty card is reported as such.)
+            if lines.count > 2 {
+                warn(.missingVersion, "card has no VERSION; it was read as \(version.rawValue)", line: 0, offset: 0)
+            }
         }
     }
 
@@ -244,28 +343,19 @@ struct CardParser {
             var depth = 1
             var k = next
             while k < last && depth > 0 {
-                let l = lines[k]
-                if bytes.withUnsafeBufferPointer({ $0.matchesUppercase("BEGIN:VCARD", at: l.start, end: l.contentEnd) }) { depth += 1 }
-                if bytes.withUnsafeBufferPointer({ $0.matchesUppercase("END:VCARD", at: l.start, end: l.contentEnd) }) { depth -= 1 }
+                switch marker(of: lines[k]) {
+                case .beginCard: depth += 1
+                case .endCard: depth -= 1
+                default: break
+                }
                 k += 1
             }
             let text = "BEGIN:VCARD\n" + String(decoding: bytes[lines[next].start..<lines[k - 1].end], as: UTF8.self)
             scratch.removeLast(11)
             nested = text
             next = k
-        } else if flags.isAgent, next < last, scratch.last == 0x3A,
-           bytes.withUnsafeBufferPointer({ $0.matchesUppercase("BEGIN:VCARD", at: lines[next].start, end: lines[next].contentEnd) }) {
-            var depth = 0
-            var k = next
-            while k < last {
-                let l = lines[k]
-                let isBegin = bytes.withUnsafeBufferPointer { $0.matchesUppercase("BEGIN:VCARD", at: l.start, end: l.contentEnd) }
-                let isEnd = bytes.withUnsafeBufferPointer { $0.matchesUppercase("END:VCARD", at: l.start, end: l.contentEnd) }
-                if isBegin { depth += 1 }
-                if isEnd { depth -= 1 }
-                k += 1
-                if depth == 0 { break }
-            }
+        } else if flags.isAgent, next < last, scratch.last == 0x3A, marker(of: lines[next]) == .beginCard {
+            let k = endOfNestedCard(openedAt: next, last: last)
             let text = bytes[lines[next].start..<lines[k - 1].end]
             nested = String(decoding: text, as: UTF8.self)
             next = k
@@ -373,8 +463,9 @@ struct CardParser {
 
     // MARK: - Property lines
 
-    private mutating func parseLogicalLine(firstLine: Int, nestedCard: String?) -> VCardProperty? {
+    private mutating func parseLogicalLine(firstLine: Int, nestedCard: String?) -> LogicalLine {
         let count = scratch.count
+        if scratch.first == 0x23 { return .notAContentLine }
         // Name, with an optional group.
         var i = 0
         var groupEnd: Int?
@@ -384,15 +475,11 @@ struct CardParser {
             if b == 0x2E && groupEnd == nil { groupEnd = i }
             i += 1
         }
-        guard i < count else {
-            warn(.missingColon, "line has no ':' between name and value; it was ignored: \(preview(0..<count))",
-                 logical: 0)
-            return nil
-        }
+        guard i < count else { return .notAContentLine }
         let nameStart = groupEnd.map { $0 + 1 } ?? 0
         if nameStart == i {
             warn(.emptyPropertyName, "line has no property name; it was ignored: \(preview(0..<count))", logical: 0)
-            return nil
+            return .unreadable
         }
         let group = groupEnd.map { String(decoding: scratch[0..<$0], as: UTF8.self) }
         let name = String(decoding: scratch[nameStart..<i], as: UTF8.self)
@@ -405,21 +492,20 @@ struct CardParser {
         var parameters: [VCardParameter] = []
         while i < count && scratch[i] == 0x3B {
             i += 1
-            guard let (parameter, next) = parseParameter(at: i) else { return nil }
+            guard let (parameter, next) = parseParameter(at: i) else {
+                return i < count && scratch[i...].contains(0x3A) ? .unreadable : .notAContentLine
+            }
             if let parameter { parameters.append(parameter) }
             i = next
         }
-        guard i < count, scratch[i] == 0x3A else {
-            warn(.missingColon, "line has no ':' between parameters and value; it was ignored: \(preview(0..<count))", logical: 0)
-            return nil
-        }
+        guard i < count, scratch[i] == 0x3A else { return .notAContentLine }
         let valueStart = i + 1
         var value = decodeValue(valueStart..<count, traits: traits, parameters: parameters)
         if let nestedCard {
             value = TextEscaping.escape(nestedCard.replacingLineEndsWithLF())
         }
-        return VCardProperty(group: group, name: name, traits: traits, parameters: parameters, rawValue: value,
-                             original: nil, line: lines[firstLine].number)
+        return .property(VCardProperty(group: group, name: name, traits: traits, parameters: parameters, rawValue: value,
+                                       original: nil, line: lines[firstLine].number))
     }
 
     private func isValidName(_ range: Range<Int>) -> Bool {
@@ -437,10 +523,8 @@ struct CardParser {
         let count = scratch.count
         var i = start
         while i < count, scratch[i] != 0x3D, scratch[i] != 0x3B, scratch[i] != 0x3A { i += 1 }
-        guard i < count else {
-            warn(.missingColon, "line has no ':' after its parameters; it was ignored", logical: start)
-            return nil
-        }
+        // No ':' after the parameters: the caller reports a line that is not a content line.
+        guard i < count else { return nil }
         let nameRange = start..<i
         if scratch[i] != 0x3D {
             // A parameter without a name (vCard 2.1 `TEL;HOME`) or without a value (`TYPE;`).
@@ -664,6 +748,10 @@ struct CardParser {
 
     private mutating func checkCard(_ card: inout VCard, firstLines: [Int]) {
         func line(of property: Int) -> Int { firstLines[property] }
+        if card.properties.isEmpty {
+            error(.emptyCard, "card has no properties: nothing that can be read stands between BEGIN:VCARD and END:VCARD", line: 0, offset: 0)
+            return
+        }
         var versions: [Int] = []
         var uids: [Int] = []
         var hasFN = false
@@ -704,7 +792,14 @@ struct CardParser {
                      line: line(of: second), offset: 0)
             }
         }
-        if version != .v2_1 && !hasFN {
+        if versions.isEmpty && !hasFN {
+            let message = "card has neither VERSION nor FN: nothing says which vCard it is or whom it describes (add VERSION and FN)"
+            if options.requiresVersionOrFormattedName {
+                error(.missingVersionAndFormattedName, message, line: 0, offset: 0)
+            } else {
+                warn(.missingVersionAndFormattedName, message, line: 0, offset: 0)
+            }
+        } else if version != .v2_1 && !hasFN {
             warn(.missingFormattedName, "card has no FN (formatted name), which vCard \(version.rawValue) requires", line: 0, offset: 0)
         }
         if version == .v3_0 && !hasN {

@@ -28,3 +28,45 @@ extension UnsafeBufferPointer<UInt8> {
         return true
     }
 }
+
+/// What a line means to the structure of the input: the start or end of a card, the start or end
+/// of another component (`BEGIN:VCALENDAR`), or anything else.
+enum StructureMarker {
+    case beginCard, endCard, beginOther, endOther, none
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// The structure marker of `line` (`BEGIN:VCARD`, `END:VCARD`, …), ignoring ASCII case,
+    /// trailing white space and an optional group prefix (`home.begin:vcard`); `grouped` tells
+    /// whether there was one. The card reader and the card parser share it, so that they agree on
+    /// where nested cards start and end.
+    @inline(__always)
+    func structureMarker(of line: PhysicalLine) -> (StructureMarker, grouped: Bool) {
+        var start = line.start
+        var end = line.contentEnd
+        while end > start && (self[end - 1] == 0x20 || self[end - 1] == 0x09) { end -= 1 }
+        var grouped = false
+        // An optional group prefix: "home.begin:vcard".
+        var k = start
+        while k < end && k - start < 64 {
+            let b = self[k]
+            if b == 0x2E {
+                if k == start { return (.none, false) }
+                grouped = true
+                start = k + 1
+                break
+            }
+            if b == 0x3A || b == 0x3B { break }
+            k += 1
+        }
+        if matchesUppercase("BEGIN:", at: start, end: end) {
+            if matchesUppercase("BEGIN:VCARD", at: start, end: end) && end - start == 11 { return (.beginCard, grouped) }
+            return (.beginOther, grouped)
+        }
+        if matchesUppercase("END:", at: start, end: end) {
+            if matchesUppercase("END:VCARD", at: start, end: end) && end - start == 9 { return (.endCard, grouped) }
+            return (.endOther, grouped)
+        }
+        return (.none, grouped)
+    }
+}

@@ -10,6 +10,8 @@
 public struct VCardFrame: Sendable {
     let bytes: [UInt8]
     let lines: [PhysicalLine]
+    /// The blank lines before the card in its input (see ``VCard/blankLinesBefore``).
+    let blankLinesBefore: [UInt8]
     /// The name of the input the card was read from.
     public let sourceName: String
     let options: VCardReadOptions
@@ -24,7 +26,7 @@ public struct VCardFrame: Sendable {
 
     /// Parses the card: the card (unless it could not be recovered) and its diagnostics.
     public func parse() -> (card: VCard?, diagnostics: [Diagnostic]) {
-        var parser = CardParser(bytes: bytes, lines: lines, sourceName: sourceName, options: options)
+        var parser = CardParser(bytes: bytes, lines: lines, blankLinesBefore: blankLinesBefore, sourceName: sourceName, options: options)
         let card = parser.parse()
         return (card, parser.diagnostics)
     }

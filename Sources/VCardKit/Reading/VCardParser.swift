@@ -40,6 +40,14 @@ public struct VCardParser: Sendable {
     private var cardLines: [PhysicalLine] = []
     private var nestingDepth = 0
     private var agentOpenedOnLine = false
+    /// The index in `cardLines` of a `BEGIN:VCARD` met inside the card with no `AGENT` line
+    /// before it: a nested card, unless the outer card turns out to have no `END:VCARD`.
+    private var agentlessNestedStart: Int?
+    /// The blank lines read since the last card or other text, kept for the next card.
+    private var blankLines: [UInt8] = []
+    /// The blank lines before the card being read.
+    private var cardBlankLinesBefore: [UInt8] = []
+    private var trailingBlankLines: [UInt8] = []
     private var ready: [VCard] = []
     private var readyIndex = 0
     private var readyFrames: [VCardFrame] = []
@@ -99,6 +107,11 @@ public struct VCardParser: Sendable {
         scan(final: false)
     }
 
+    /// The blank lines that follow the last card of the input, as read (available after
+    /// ``finish()``): with each card's ``VCard/blankLinesBefore`` they make the whole input, so that
+    /// ``VCardWriter`` can write a file nobody edited back byte for byte.
+    public var blankLinesAtEnd: [UInt8] { trailingBlankLines }
+
     /// Marks the end of input: reads the last line and reports a card left without `END`.
     public mutating func finish() {
         guard !isFinished else { return }
@@ -110,6 +123,11 @@ public struct VCardParser: Sendable {
         }
         isFinished = true
         scan(final: true)
+        // A card that held a nested card without an AGENT line and then ended with the input had
+        // no END:VCARD: the nested card was a card of its own.
+        while case .inCard = state, agentlessNestedStart != nil {
+            readNestedCardAsACardOfItsOwn()
+        }
         switch state {
         case .inCard:
             report(.error, .missingEnd,
@@ -119,6 +137,8 @@ public struct VCardParser: Sendable {
             break
         }
         state = .outside
+        trailingBlankLines = blankLines
+        blankLines = []
         if cardsRead == 0 && !diagnostics.contains(where: { $0.severity == .error }) {
             if sawText {
                 report(.error, .missingBegin, "no BEGIN:VCARD found: the input holds no vCard", line: 1, column: 1)
@@ -341,37 +361,8 @@ public struct VCardParser: Sendable {
 
     // MARK: - Structure
 
-    private enum Marker { case beginCard, endCard, beginOther, endOther, none }
-
-    private func marker(of line: PhysicalLine) -> (Marker, grouped: Bool) {
-        buffer.withUnsafeBufferPointer { p in
-            var start = line.start
-            var end = line.contentEnd
-            while end > start && (p[end - 1] == 0x20 || p[end - 1] == 0x09) { end -= 1 }
-            var grouped = false
-            // An optional group prefix: "home.begin:vcard".
-            var k = start
-            while k < end && k - start < 64 {
-                let b = p[k]
-                if b == 0x2E {
-                    if k == start { return (.none, false) }
-                    grouped = true
-                    start = k + 1
-                    break
-                }
-                if b == 0x3A || b == 0x3B { break }
-                k += 1
-            }
-            if p.matchesUppercase("BEGIN:", at: start, end: end) {
-                if p.matchesUppercase("BEGIN:VCARD", at: start, end: end) && end - start == 11 { return (.beginCard, grouped) }
-                return (.beginOther, grouped)
-            }
-            if p.matchesUppercase("END:", at: start, end: end) {
-                if p.matchesUppercase("END:VCARD", at: start, end: end) && end - start == 9 { return (.endCard, grouped) }
-                return (.endOther, grouped)
-            }
-            return (.none, grouped)
-        }
+    private func marker(of line: PhysicalLine) -> (StructureMarker, grouped: Bool) {
+        buffer.withUnsafeBufferPointer { $0.structureMarker(of: line) }
     }
 
     private func isBlank(_ line: PhysicalLine) -> Bool {
@@ -390,11 +381,15 @@ public struct VCardParser: Sendable {
                 }
                 state = .inCard
                 agentOpenedOnLine = false
+                agentlessNestedStart = nil
                 cardStart = line.start
                 cardLines = [line]
                 nestingDepth = 0
                 inJunkRun = false
+                swap(&cardBlankLinesBefore, &blankLines)
+                blankLines.removeAll()
             case .beginOther:
+                blankLines.removeAll()
                 report(.warning, .otherComponent, "skipping a component that is not a vCard: \(text(of: line))", line: line.number, column: 1)
                 state = .skippingComponent(depth: 1)
                 consumed = line.end
@@ -402,9 +397,16 @@ public struct VCardParser: Sendable {
                 report(.error, .unexpectedEnd, "END:VCARD without a BEGIN:VCARD before it; the lines before it were not read as a card",
                        line: line.number, column: 1)
                 sawText = true
+                blankLines.removeAll()
                 consumed = line.end
             case .endOther, .none:
-                if !isBlank(line) {
+                if isBlank(line) {
+                    // Blank lines between cards are part of the file, not of a card.
+                    if blankLines.count + (line.end - line.start) <= Self.maximumBlankLineBytes {
+                        blankLines.append(contentsOf: buffer[line.start..<line.end])
+                    }
+                } else {
+                    blankLines.removeAll()
                     sawText = true
                     if !inJunkRun {
                         report(.warning, .textOutsideCard, "text outside a vCard was ignored: \(text(of: line).prefix(60))",
@@ -435,15 +437,20 @@ public struct VCardParser: Sendable {
             switch mark {
             case .beginCard:
                 agentOpenedOnLine = false
-                if nestingDepth > 0 || previousLineOpensAgent() {
+                if previousLineOpensAgent() || (nestingDepth > 0 && agentlessNestedStart == nil) {
                     nestingDepth += 1
                     cardLines.append(line)
+                } else if nestingDepth == 0 && agentlessNestedStart == nil {
+                    // vCard 2.1 writers nest a card without the AGENT line, too. It is read as the
+                    // card's AGENT, unless the card turns out to have no END:VCARD of its own.
+                    agentlessNestedStart = cardLines.count
+                    nestingDepth = 1
+                    cardLines.append(line)
                 } else {
-                    report(.error, .missingEnd,
-                           "card has no END:VCARD before the next BEGIN:VCARD; the card was not read (add END:VCARD after its last property)",
-                           line: cardLines.first?.number ?? line.number, column: 1)
-                    cardStart = line.start
-                    cardLines = [line]
+                    // A second card without an AGENT line: the first one was no nested card,
+                    // and the card before it had no END:VCARD.
+                    readNestedCardAsACardOfItsOwn()
+                    processLine(line)
                 }
             case .endCard:
                 if agentOpenedOnLine { nestingDepth += 1 }
@@ -473,6 +480,26 @@ public struct VCardParser: Sendable {
         }
     }
 
+    /// The most bytes of blank lines kept between two cards; more are read but not kept.
+    static let maximumBlankLineBytes = 65_536
+
+    /// The card being read had no `END:VCARD`: it is reported and dropped, and the card taken
+    /// for a nested one (from its `BEGIN:VCARD` on) is read again as a card of its own.
+    private mutating func readNestedCardAsACardOfItsOwn() {
+        guard let start = agentlessNestedStart else { return }
+        report(.error, .missingEnd,
+               "card has no END:VCARD before the next BEGIN:VCARD; the card was not read (add END:VCARD after its last property)",
+               line: cardLines.first?.number ?? 1, column: 1)
+        let again = Array(cardLines[start...])
+        state = .outside
+        cardLines.removeAll(keepingCapacity: true)
+        cardBlankLinesBefore.removeAll()
+        agentlessNestedStart = nil
+        nestingDepth = 0
+        agentOpenedOnLine = false
+        for line in again { processLine(line) }
+    }
+
     /// `AGENT:` with an empty value, right before a nested `BEGIN:VCARD` (vCard 2.1).
     private func previousLineOpensAgent() -> Bool {
         guard let last = cardLines.last, cardLines.count > 1 else { return false }
@@ -498,6 +525,9 @@ public struct VCardParser: Sendable {
 
     private mutating func completeCard() {
         state = .outside
+        agentlessNestedStart = nil
+        var blankLinesBefore: [UInt8] = []
+        swap(&blankLinesBefore, &cardBlankLinesBefore)
         let endLine = cardLines[cardLines.count - 1]
         consumed = endLine.end
         inJunkRun = false
@@ -516,10 +546,11 @@ public struct VCardParser: Sendable {
         }
         cardLines.removeAll(keepingCapacity: true)
         if defersParsing {
-            readyFrames.append(VCardFrame(bytes: bytes, lines: lines, sourceName: sourceName, options: options))
+            readyFrames.append(VCardFrame(bytes: bytes, lines: lines, blankLinesBefore: blankLinesBefore,
+                                          sourceName: sourceName, options: options))
             return
         }
-        var cardParser = CardParser(bytes: bytes, lines: lines, sourceName: sourceName, options: options)
+        var cardParser = CardParser(bytes: bytes, lines: lines, blankLinesBefore: blankLinesBefore, sourceName: sourceName, options: options)
         let card = cardParser.parse()
         for diagnostic in cardParser.diagnostics { record(diagnostic) }
         if let card, strictFailure == nil { ready.append(card) }

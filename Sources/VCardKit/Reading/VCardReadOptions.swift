@@ -12,20 +12,28 @@ public struct VCardReadOptions: Sendable, Hashable {
     public var maximumCards: Int
     /// The charset used for bytes that are not valid UTF-8 when no `CHARSET` parameter names one.
     public var fallbackCharset: String
+    /// Whether a card with neither `VERSION` nor `FN` is an error (as `cardsync validate` reports
+    /// it) rather than a warning. Lenient reading keeps such cards with a warning: sync tools and
+    /// servers exchange minimal cards such as `BEGIN:VCARD`, `UID:…`, `END:VCARD`.
+    public var requiresVersionOrFormattedName: Bool
 
     /// Creates options; the defaults suit real-world exports.
     public init(isStrict: Bool = false, maximumCardBytes: Int = 8 * 1024 * 1024,
                 maximumLineBytes: Int = 8 * 1024 * 1024, maximumCards: Int = 10_000_000,
-                fallbackCharset: String = "WINDOWS-1252") {
+                fallbackCharset: String = "WINDOWS-1252", requiresVersionOrFormattedName: Bool = false) {
         self.isStrict = isStrict
         self.maximumCardBytes = maximumCardBytes
         self.maximumLineBytes = maximumLineBytes
         self.maximumCards = maximumCards
         self.fallbackCharset = fallbackCharset
+        self.requiresVersionOrFormattedName = requiresVersionOrFormattedName
     }
 
     /// The default, lenient options.
     public static let lenient = VCardReadOptions()
+    /// The options of validation: lenient, except that a card that says neither which vCard it
+    /// is (`VERSION`) nor whom it describes (`FN`) is an error.
+    public static let validation = VCardReadOptions(requiresVersionOrFormattedName: true)
     /// Strict options: every deviation is an error.
     public static let strict = VCardReadOptions(isStrict: true)
 }

@@ -4,6 +4,9 @@ public struct VCardReadResult: Sendable {
     public var cards: [VCard]
     /// Warnings and errors, in the order they were found.
     public var diagnostics: [Diagnostic]
+    /// The blank lines after the last card, as read (see ``VCardParser/blankLinesAtEnd``):
+    /// `VCardWriter.bytes(for:)` writes them after the cards.
+    public var blankLinesAtEnd: [UInt8] = []
 
     /// Creates a result.
     public init(cards: [VCard], diagnostics: [Diagnostic]) {
@@ -33,7 +36,9 @@ public enum VCardReader {
                             options: VCardReadOptions = .lenient) throws(VCardError) -> VCardReadResult {
         var parser = VCardParser(sourceName: sourceName, options: options)
         parser.feed(bytes)
-        return try parser.finishReading()
+        var result = try parser.finishReading()
+        result.blankLinesAtEnd = parser.blankLinesAtEnd
+        return result
     }
 
     /// Reads every card of a string.

@@ -12,6 +12,10 @@
 /// - Writing a card in another version converts it with ``VersionConverter``, which loses
 ///   nothing: what the target version lacks is kept and reported.
 /// - vCard 2.1 is not written: a 2.1 card that is not written back unedited becomes 3.0.
+/// - Blank lines between cards belong to the file, not to a card: they are written when cards are
+///   written as a file (`bytes(for:)` of a ``VCardReadResult`` or of several cards,
+///   ``write(_:asPartOfFile:into:)``), so that a file nobody edited is written back identical,
+///   and never into the text of a single card.
 public struct VCardWriter: Sendable {
     /// The version to write, or `nil` to write each card in the version it was read in.
     public var target: VCardVersion?
@@ -64,11 +68,46 @@ public struct VCardWriter: Sendable {
         String(decoding: bytes(for: card), as: UTF8.self)
     }
 
-    /// The text of several cards, one after another.
+    /// The text of several cards as a file: one after another, each after the blank lines that
+    /// stood before it in the file it was read from (see ``write(_:asPartOfFile:into:)``).
     public func bytes(for cards: some Sequence<VCard>) -> [UInt8] {
         var output: [UInt8] = []
-        for card in cards { write(card, into: &output) }
+        for card in cards { write(card, asPartOfFile: true, into: &output) }
         return output
+    }
+
+    /// The text of a whole input read with ``VCardReader``: its cards with the blank lines before,
+    /// between and after them, so that a file nobody edited is written back byte for byte.
+    ///
+    /// ```swift
+    /// let result = try VCardReader.read(bytes)
+    /// assert(VCardWriter().bytes(for: result) == bytes)   // for a UTF-8 file of cards and blank lines
+    /// ```
+    public func bytes(for file: VCardReadResult) -> [UInt8] {
+        var output = bytes(for: file.cards)
+        write(blankLinesAtEnd: file.blankLinesAtEnd, into: &output)
+        return output
+    }
+
+    /// Appends `card`, as part of a file or on its own.
+    ///
+    /// As part of a file, the blank lines that stood before the card in the file it was read
+    /// from (``VCard/blankLinesBefore``) come first, while original formatting is preserved;
+    /// on its own (as ``write(_:into:)`` writes it) the text is the card's alone, for a contact
+    /// file or a server document.
+    /// - Returns: notes about the conversion, such as properties the target version lacks.
+    @discardableResult
+    public func write(_ card: VCard, asPartOfFile: Bool, into output: inout [UInt8]) -> [Diagnostic] {
+        if asPartOfFile && preservesOriginalFormatting && !card.blankLinesBefore.isEmpty {
+            output.append(contentsOf: card.blankLinesBefore)
+        }
+        return write(card, into: &output)
+    }
+
+    /// Appends the blank lines that followed the last card of the input
+    /// (``VCardParser/blankLinesAtEnd``), while original formatting is preserved.
+    public func write(blankLinesAtEnd: [UInt8], into output: inout [UInt8]) {
+        if preservesOriginalFormatting { output.append(contentsOf: blankLinesAtEnd) }
     }
 
     private func appendOriginal(_ card: VCard, into output: inout [UInt8]) {

@@ -12,6 +12,8 @@ enum CardInput {
         var format: ContactFormat = .vcard
         var cards = 0
         var diagnostics: [Diagnostic] = []
+        /// The blank lines after the last card of vCard text, as read.
+        var blankLinesAtEnd: [UInt8] = []
         var errors: Int { diagnostics.count { $0.severity == .error } }
         var warnings: Int { diagnostics.count { $0.severity == .warning } }
     }
@@ -22,7 +24,8 @@ enum CardInput {
     /// Reads `path` chunk by chunk. Each card is parsed and handed to `render`, which may append
     /// bytes for it (on any thread); the bytes of each batch are passed to `output` in input order.
     /// `progress` is told the bytes read (of the file's size, when it has one) and the cards.
-    static func process(_ path: String, progress: ProgressBar? = nil,
+    /// `options` apply to vCard text (lenient reading, or ``VCardReadOptions/validation``).
+    static func process(_ path: String, options: VCardReadOptions = .lenient, progress: ProgressBar? = nil,
                         render: @escaping @Sendable (VCard, inout [UInt8]) -> [Diagnostic],
                         output: ([UInt8]) throws(CommandFailure) -> Void) throws(CommandFailure) -> Summary {
         let source = try ByteSource(path: path)
@@ -34,7 +37,7 @@ enum CardInput {
         if format != .vcard {
             return try processDocument(path, format: format, source: source, first: first, reading: reading, render: render, output: output)
         }
-        var parser = VCardParser(framingOnly: path)
+        var parser = VCardParser(framingOnly: path, options: options)
         var summary = Summary(path: path)
         var frames: [VCardFrame] = []
         func flush() throws(CommandFailure) {
@@ -65,6 +68,7 @@ enum CardInput {
         while let frame = parser.nextFrame() { frames.append(frame) }
         try flush()
         summary.diagnostics.append(contentsOf: parser.takeDiagnostics())
+        summary.blankLinesAtEnd = parser.blankLinesAtEnd
         summary.diagnostics.sort { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
         return summary
     }
