@@ -379,6 +379,11 @@ public struct JSONStreamReader: Sendable {
                 value.escaped = escaped
             }
             while index < bytes.count {
+                if inString && !escaped {
+                    // Straight to the next quote, backslash or control character.
+                    index = JSONParser.nextSpecialStringByte(in: bytes, from: index)
+                    guard index < bytes.count else { break }
+                }
                 let byte = bytes[index]
                 index += 1
                 if inString {
