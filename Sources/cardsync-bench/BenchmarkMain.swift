@@ -19,6 +19,7 @@ import VCardXML
 /// cardsync-bench couch [--count N]  # cardsync serve: _bulk_docs and _changes
 /// cardsync-bench diff [--count N]   # cardsync diff and duplicates on generated books
 /// cardsync-bench json [--count N]   # the JSON layer: a _changes feed, journal lines, jCard
+/// cardsync-bench base64 [CORPUS]    # Base64 of the corpus photos: cardsync's and Foundation's
 /// ```
 ///
 /// Workloads per size (generated with seed 1, mixed 3.0/4.0, 10% photos):
@@ -41,6 +42,10 @@ struct BenchmarkMain {
         }
         if arguments.first == "diff" {
             try DiffBenchmark.run(Array(arguments.dropFirst()))
+            return
+        }
+        if arguments.first == "base64" {
+            try Base64Benchmark.run(Array(arguments.dropFirst()))
             return
         }
         if arguments.first == "json" {

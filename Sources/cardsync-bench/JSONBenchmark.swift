@@ -6,7 +6,7 @@ import Foundation
 import SampleGenerator
 import VCardKit
 
-/// `cardsync-bench json [--count 10000] [--runs 5]`: the JSON layer in process, on three kinds of
+/// `cardsync-bench json [--count 10000] [--runs 5] [--only feed|journal|jcard]`: the JSON layer in process, on three kinds of
 /// document made from a generated book (seed 1, mixed versions, 10% photos):
 /// - `feed`: a `_changes` response with `include_docs=true`, one row per card, each document as
 ///   `Schemas/couch-contact.schema.json` describes it: parsed and written again by each layer
@@ -20,6 +20,13 @@ import VCardKit
 /// One JSON line per figure: median seconds of `runs`, documents per second and MB/s.
 enum JSONBenchmark {
     static func run(_ arguments: [String]) throws {
+        // `--only feed|journal|jcard` runs one kind of document.
+        var arguments = arguments
+        var only: String?
+        if let flag = arguments.firstIndex(of: "--only"), flag + 1 < arguments.count {
+            only = arguments[flag + 1]
+            arguments.removeSubrange(flag...flag + 1)
+        }
         let options = ChildBenchmarkOptions(arguments, mode: "json", count: 10_000, runs: 5)
         let (count, runs) = (options.count, options.runs)
         let generator = AddressBookGenerator(options: GeneratorOptions(count: count, seed: 1, version: .mixed, photoRate: 0.1))
@@ -29,9 +36,9 @@ enum JSONBenchmark {
         let writer = VCardWriter()
         let texts = cards.map { writer.bytes(for: [$0]) }
 
-        try feed(cards: cards, texts: texts, runs: runs)
-        journal(cards: cards, texts: texts, runs: runs)
-        jcard(cards: cards, runs: runs)
+        if only == nil || only == "feed" { try feed(cards: cards, texts: texts, runs: runs) }
+        if only == nil || only == "journal" { journal(cards: cards, texts: texts, runs: runs) }
+        if only == nil || only == "jcard" { jcard(cards: cards, runs: runs) }
     }
 
     // MARK: - _changes feed

@@ -51,6 +51,22 @@ struct JournalLineTests {
         }
     }
 
+    /// zlib's CRC-32, eight bytes at a time, at every length and alignment.
+    @Test func checksumsAsZlibDoes() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
+        for start in 0..<9 {
+            for end in stride(from: start, through: bytes.count, by: 7) {
+                var bitwise: UInt32 = 0xFFFF_FFFF
+                for byte in bytes[start..<end] {
+                    bitwise ^= UInt32(byte)
+                    for _ in 0..<8 { bitwise = bitwise & 1 == 1 ? 0xEDB8_8320 ^ (bitwise >> 1) : bitwise >> 1 }
+                }
+                #expect(CRC32.checksum(bytes[start..<end]) == ~bitwise, "\(start)..<\(end)")
+            }
+        }
+    }
+
     @Test func refusesALineWhoseContentChanged() {
         let changed = Self.pythonLine.replacingOccurrences(of: "\"seq\":7", with: "\"seq\":8")
         #expect(throws: JournalLineError.self) { try JournalLine.decode(Array(changed.utf8), includingCard: false) }

@@ -1,17 +1,46 @@
 /// CRC-32 as zlib computes it (IEEE 802.3 polynomial, reflected, initial and final XOR
 /// `0xFFFFFFFF`): `zlib.crc32(data)` in Python gives the same number.
 enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { index -> UInt32 in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-        return value
-    }
+    /// Slicing by eight: `tables[k * 256 + byte]` is the CRC of `byte` followed by `k` zero bytes,
+    /// so eight bytes are folded in per step (a journal line is checked every time it is read).
+    private static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for index in 0..<256 {
+            var value = UInt32(index)
+            for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+            tables[index] = value
+        }
+        for slice in 1..<8 {
+            for index in 0..<256 {
+                let previous = tables[(slice - 1) * 256 + index]
+                tables[slice * 256 + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
 
     /// Continues a checksum over more bytes (start with 0).
     static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var value = ~crc
-        table.withUnsafeBufferPointer { table in
-            for byte in bytes { value = table[Int((value ^ UInt32(byte)) & 0xFF)] ^ (value >> 8) }
+        tables.withUnsafeBufferPointer { table in
+            var index = 0
+            #if _endian(little)
+            if let base = bytes.baseAddress {
+                while index + 8 <= bytes.count {
+                    let low = base.loadUnaligned(fromByteOffset: index, as: UInt32.self) ^ value
+                    let high = base.loadUnaligned(fromByteOffset: index + 4, as: UInt32.self)
+                    value = table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+                        ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+                        ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+                        ^ table[256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
+                    index += 8
+                }
+            }
+            #endif
+            while index < bytes.count {
+                value = table[Int((value ^ UInt32(bytes[index])) & 0xFF)] ^ (value >> 8)
+                index += 1
+            }
         }
         return ~value
     }

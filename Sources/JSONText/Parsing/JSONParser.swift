@@ -218,25 +218,23 @@ public struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escape, so the bytes are the string.
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
-                    index = start + Self.firstInvalidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                    throw failure("a string is not valid UTF-8")
-                }
-                index += 1
-                return text
+        index = Self.nextSpecialStringByte(in: bytes, from: index)
+        if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
+            guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                index = start + Self.firstInvalidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                throw failure("a string is not valid UTF-8")
             }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw failure("a control character must be escaped in a JSON string") }
             index += 1
+            return text
         }
-        var decoded = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(index - start + 16)
+        var runStart = start
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
+                decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 guard let text = String(validating: decoded, as: UTF8.self) else {
                     index = start
                     throw failure("a string is not valid UTF-8")
@@ -244,14 +242,44 @@ public struct JSONParser {
                 index += 1
                 return text
             case UInt8(ascii: "\\"):
+                decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 try parseEscape(into: &decoded)
+                runStart = index
             default:
-                if byte < 0x20 { throw failure("a control character must be escaped in a JSON string") }
-                decoded.append(byte)
-                index += 1
+                throw failure("a control character must be escaped in a JSON string")
             }
+            index = Self.nextSpecialStringByte(in: bytes, from: index)
         }
         throw failure("a string is not closed with '\"'")
+    }
+
+    /// The index of the first byte from `start` that a JSON string cannot hold as it is (`"`,
+    /// `\` or a control character), or `bytes.count`. Eight bytes at a time.
+    static func nextSpecialStringByte(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        #if _endian(little)
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let quotes = word ^ (ones &* 0x22)
+                let backslashes = word ^ (ones &* 0x5C)
+                // A byte is flagged where it is zero (or below 0x20); only flags above a true one can be
+                // false, so the lowest flag is right.
+                let found = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes | (word &- ones &* 0x20) & ~word) & highs
+                if found != 0 { return index + found.trailingZeroBitCount >> 3 }
+                index += 8
+            }
+        }
+        #endif
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
+            index += 1
+        }
+        return index
     }
 
     /// One escape at `index` (its backslash), appended to `decoded` as UTF-8.

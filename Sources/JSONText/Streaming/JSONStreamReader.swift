@@ -95,6 +95,13 @@ public struct JSONStreamReader: Sendable {
 
     /// Adds the next bytes of the document.
     public mutating func feed(_ chunk: some Collection<UInt8>) {
+        // Copied as one block where the bytes are contiguous (a generic copy goes byte by byte).
+        let copied: Void? = chunk.withContiguousStorageIfAvailable { feed(UnsafeRawBufferPointer($0)) }
+        if copied == nil { Array(chunk).withUnsafeBytes { feed($0) } }
+    }
+
+    /// Adds the next bytes of the document.
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer) {
         precondition(!isFinished, "feed(_:) after finish()")
         guard failure == nil else { return }
         // Bytes already read are dropped once they are at least half of what is held.
@@ -106,7 +113,7 @@ public struct JSONStreamReader: Sendable {
             }
             head = 0
         }
-        buffer.append(contentsOf: chunk)
+        buffer.append(contentsOf: UnsafeBufferPointer(start: chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), count: chunk.count))
     }
 
     /// Marks the end of the document: what is left is read as it is, and an incomplete document
@@ -379,6 +386,11 @@ public struct JSONStreamReader: Sendable {
                 value.escaped = escaped
             }
             while index < bytes.count {
+                if inString && !escaped {
+                    // Straight to the next quote, backslash or control character.
+                    index = JSONParser.nextSpecialStringByte(in: bytes, from: index)
+                    guard index < bytes.count else { break }
+                }
                 let byte = bytes[index]
                 index += 1
                 if inString {

@@ -14,49 +14,56 @@ import ExtrasBase64
 /// Base64.encode(Array("Hello".utf8))   // "SGVsbG8="
 /// ```
 public enum Base64 {
-    /// What a byte of base64 text is: 0–63 a digit, ``skipped`` white space, ``invalid`` anything else.
+    /// What a byte of base64 text is: 0–63 a standard digit, or one of the kinds below.
     private static let kinds: [UInt8] = {
         var table = [UInt8](repeating: invalid, count: 256)
         for (index, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
             table[Int(byte)] = UInt8(index)
         }
-        table[Int(UInt8(ascii: "-"))] = 62
-        table[Int(UInt8(ascii: "_"))] = 63
+        table[Int(UInt8(ascii: "-"))] = urlSafe
+        table[Int(UInt8(ascii: "_"))] = urlSafe
+        table[Int(UInt8(ascii: "="))] = padding
         for byte: UInt8 in [0x20, 0x09, 0x0A, 0x0D] { table[Int(byte)] = skipped }
         return table
     }()
-    private static let invalid: UInt8 = 0xFF
+    private static let urlSafe: UInt8 = 0xFC
+    private static let padding: UInt8 = 0xFD
     private static let skipped: UInt8 = 0xFE
+    private static let invalid: UInt8 = 0xFF
 
     /// Decodes base64, ignoring white space; `nil` when a character is not base64.
     public static func decode(_ text: String) -> [UInt8]? {
         var text = text
-        return text.withUTF8 { decode(utf8: $0) }
+        return text.withUTF8 { bytes in kinds.withUnsafeBufferPointer { decode(utf8: bytes, kinds: $0) } }
     }
 
-    private static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        // The digits before the first `=`; text that is already clean is decoded in place.
+    private static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>, kinds: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        // The digits before the first `=`; text that holds nothing else is decoded in place.
         var end = bytes.count
         var isClean = true
         for index in 0..<bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "=") {
+            let kind = kinds[Int(bytes[index])]
+            if kind < 64 { continue }
+            if kind == padding {
                 end = index
                 break
             }
-            let kind = kinds[Int(byte)]
             if kind == invalid { return nil }
-            if kind == skipped || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") { isClean = false }
+            isClean = false
         }
-        if isClean { return decodeDigits(UnsafeBufferPointer(rebasing: bytes[..<end])) }
-        var digits: [UInt8] = []
-        digits.reserveCapacity(end)
-        for byte in UnsafeBufferPointer(rebasing: bytes[..<end]) {
-            switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D: continue
-            case UInt8(ascii: "-"): digits.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"): digits.append(UInt8(ascii: "/"))
-            default: digits.append(byte)
+        let text = UnsafeBufferPointer(rebasing: bytes[..<end])
+        if isClean { return decodeDigits(text) }
+        let digits = [UInt8](unsafeUninitializedCapacity: end) { buffer, count in
+            count = 0
+            for byte in text {
+                let kind = kinds[Int(byte)]
+                if kind < 64 {
+                    buffer[count] = byte
+                    count += 1
+                } else if kind == urlSafe {
+                    buffer[count] = byte == UInt8(ascii: "-") ? UInt8(ascii: "+") : UInt8(ascii: "/")
+                    count += 1
+                }
             }
         }
         return digits.withUnsafeBufferPointer { decodeDigits($0) }
