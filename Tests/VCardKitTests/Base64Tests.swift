@@ -51,3 +51,15 @@ struct Base64Tests {
         }
     }
 }
+
+/// Text with an `=` inside: only what comes before the first one counts, at any position.
+struct Base64PaddingTests {
+    @Test(arguments: 0..<20)
+    func readsUpToTheFirstEqualsSign(digits: Int) {
+        let text = String(repeating: "QUJD", count: 5).prefix(digits)
+        let expected = Base64.decode(String(text))
+        #expect(Base64.decode(text + "=QUJD") == expected)
+        #expect(Base64.decode(text + "==") == expected)
+        #expect(Base64.decode(text + "=*") == expected)
+    }
+}

@@ -4,18 +4,20 @@
 /// `_changes` feed, a `_bulk_docs` body or a jCard array of any length can be walked.
 ///
 /// ```swift
-/// var reader = JSONStreamReader()
-/// for chunk in body {                       // e.g. an HTTP response, chunk by chunk
-///     reader.feed(chunk)
-///     while let event = try reader.next() {
-///         if event == .key("results") {     // {"results":[row, row, …], "last_seq":…}
-///             _ = try reader.next()         // .startArray (the chunk holds it here)
-///         }
-///         …
+/// // {"results":[row, row, …],"last_seq":"…","pending":0}, a chunk at a time
+/// var reader = JSONStreamReader(options: JSONReadingOptions(maximumBytes: 8 << 20))
+/// var chunks = body.makeIterator()                      // e.g. an HTTP response's chunks
+/// var inResults = false
+/// while case let event = inResults ? try reader.nextValue(feeding: { chunks.next() })
+///                                  : try reader.next(feeding: { chunks.next() }),
+///       event != .endOfDocument {
+///     switch event {
+///     case .startArray where reader.depth == 2: inResults = true    // the "results" array
+///     case .value(let row) where inResults: apply(row)              // one row, built whole
+///     case .endArray: inResults = false
+///     default: break
 ///     }
 /// }
-/// reader.finish()
-/// while let event = try reader.next(), event != .endOfDocument { … }
 /// ```
 ///
 /// ``next()`` opens arrays and objects as events; ``nextValue()`` takes the next value whole

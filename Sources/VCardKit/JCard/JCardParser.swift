@@ -179,10 +179,11 @@ public struct JCardParser: Sendable {
             return
         }
         if mode == .cards {
-            // The reader passes over the rest of the card; the cards after it are read.
+            // The reader passes over the rest of the card; the cards after it are read. Reported
+            // at the line the card starts on.
             elements += 1
             report(.error, .limitExceeded, "card \(elements) is larger than \(options.maximumCardBytes) bytes; it was skipped",
-                   at: error.position)
+                   at: JSONPosition(offset: error.position.offset, line: error.position.line, column: 1))
         } else {
             report(.error, .limitExceeded, "the card is larger than \(options.maximumCardBytes) bytes; it was skipped",
                    at: documentStart)

@@ -38,7 +38,14 @@ public enum Base64 {
     }
 
     private static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>, kinds: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        // The digits before the first `=`; text that holds nothing else is decoded in place.
+        // Most values are standard digits and padding only: the library decodes the digits before
+        // the first `=` as they are, and refuses anything else, which is then read the long way.
+        let digitsEnd = firstPadding(in: bytes)
+        if digitsEnd % 4 != 1,
+           let decoded = try? ExtrasBase64.Base64.decode(bytes: UnsafeBufferPointer(rebasing: bytes[..<digitsEnd]), options: .omitPaddingCharacter) {
+            return decoded
+        }
+        // The digits before the first `=`, checked one by one; text that holds nothing else is decoded in place.
         var end = bytes.count
         var isClean = true
         for index in 0..<bytes.count {
@@ -67,6 +74,24 @@ public enum Base64 {
             }
         }
         return digits.withUnsafeBufferPointer { decodeDigits($0) }
+    }
+
+    /// The index of the first `=`, or `bytes.count`; eight bytes at a time.
+    private static func firstPadding(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var index = 0
+        #if _endian(little)
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let equals = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ 0x3D3D_3D3D_3D3D_3D3D
+                let found = (equals &- 0x0101_0101_0101_0101) & ~equals & 0x8080_8080_8080_8080
+                if found != 0 { return index + found.trailingZeroBitCount >> 3 }
+                index += 8
+            }
+        }
+        #endif
+        while index < bytes.count && bytes[index] != UInt8(ascii: "=") { index += 1 }
+        return index
     }
 
     /// Standard-alphabet digits without padding; a last digit alone (six bits, no byte) is dropped.
