@@ -327,6 +327,7 @@ public actor AddressBook {
         // The summary only: the body is read when the whole index is needed.
         if let start = POSIX.readBytes(snapshotPath, offset: 0, count: 16), let length = IndexSnapshot.summaryLength(start),
            let head = POSIX.readBytes(snapshotPath, offset: 0, count: length), let (saved, _) = IndexSnapshot.decodeSummary(head),
+           let (summaryChecksum, _) = IndexSnapshot.summaryChecksum(head),
            snapshotMatches(journalSize: saved.journalSize, lastSequence: saved.lastSequence, journalPath: journalPath) {
             var tail: [(event: JournalEvent, offset: Int64)] = []
             var onlyCheckpoints = true
@@ -337,7 +338,7 @@ public actor AddressBook {
                 tail.append((line.event, line.offset))
                 lines = line.number
             }
-            let deferred = DeferredIndex(path: snapshotPath, saved: saved, tail: tail)
+            let deferred = DeferredIndex(path: snapshotPath, saved: saved, summaryChecksum: summaryChecksum, tail: tail)
             var summary = saved
             for (event, _) in tail { summary.applyCheckpoint(event) }
             summary.journalLines = lines

@@ -6,14 +6,16 @@ struct DeferredIndex: Sendable {
     var path: String
     /// The summary as the snapshot saved it.
     var saved: IndexSummary
+    /// The summary's checksum: identifies the snapshot when its body is read.
+    var summaryChecksum: UInt64
     /// The journal events after the snapshot (checkpoints only) and their offsets.
     var tail: [(event: JournalEvent, offset: Int64)]
 
     /// The whole index, or `nil` when the snapshot no longer holds `saved` or its body does not
     /// decode (damaged since it was opened).
     func decode(current: IndexSummary) -> BookIndex? {
-        guard let bytes = try? POSIX.readFile(path).bytes, let (summary, bodyStart) = IndexSnapshot.decodeSummary(bytes),
-              summary == saved
+        guard let bytes = try? POSIX.readFile(path).bytes, let (checksum, bodyStart) = IndexSnapshot.summaryChecksum(bytes),
+              checksum == summaryChecksum
         else { return nil }
         return Self.decode(bytes, bodyStart: bodyStart, saved: saved, tail: tail, current: current)
     }

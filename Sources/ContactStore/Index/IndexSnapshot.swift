@@ -122,6 +122,16 @@ enum IndexSnapshot {
         return magic.count + 8 + Int(length) + 8
     }
 
+    /// The stored checksum of the summary at the start of `bytes` when it matches the summary's
+    /// bytes, and where the body starts: identifies a snapshot without decoding its summary.
+    static func summaryChecksum(_ bytes: [UInt8]) -> (checksum: UInt64, bodyStart: Int)? {
+        guard let bodyStart = summaryLength(Array(bytes.prefix(magic.count + 8))), bodyStart <= bytes.count else { return nil }
+        var trailer = ByteReader(bytes: bytes, position: bodyStart - 8)
+        guard let stored = trailer.int(), UInt64(bitPattern: stored) == SnapshotChecksum.of(bytes[(magic.count + 8)..<(bodyStart - 8)])
+        else { return nil }
+        return (UInt64(bitPattern: stored), bodyStart)
+    }
+
     /// The summary saved at the start of `bytes` (the whole snapshot, or its first
     /// ``summaryLength(_:)`` bytes) and where the body starts, or `nil` when that start is not a
     /// valid snapshot (the summary's checksum is checked; the body's is checked when decoded).

@@ -51,6 +51,7 @@ struct IndexSummary: Sendable, Equatable {
             remotes[remote] = RemoteTally(synced: states.values.filter { $0.hash != nil }.count,
                                           unsynced: index.unsyncedUIDs(states: states))
         }
+        files.reserveCapacity(index.uidsByFile.count + index.stamps.count / 8)
         for file in index.uidsByFile.keys { files[file] = TrackedFile(stamp: index.stamps[file], isLive: true) }
         for (file, stamp) in index.stamps where files[file] == nil { files[file] = TrackedFile(stamp: stamp, isLive: false) }
         liveFileCount = index.uidsByFile.count
@@ -76,7 +77,7 @@ extension BookIndex {
     /// content, and deleted ones the remote still holds; sorted.
     func unsyncedUIDs(states: [String: RemoteSyncState]) -> [String] {
         var uids: [String] = []
-        for record in records.values {
+        for record in records.values where record.hash != nil || states[record.uid] != nil {
             let state = states[record.uid]
             if let hash = record.hash {
                 if state?.hash != hash { uids.append(record.uid) }
