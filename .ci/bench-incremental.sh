@@ -44,8 +44,12 @@ timed "import into a new book" "$bin" import cards.vcf --into a
 timed "first push" "$bin" sync a
 timed "no-op sync right after the push" "$bin" sync a
 timed "no-op sync, steady state" "$bin" sync a
+timed "no-op sync, steady state (again)" "$bin" sync a
 timed "status of the unchanged book" "$bin" status a
+timed "status of the unchanged book (again)" "$bin" status a
 timed "scan of the unchanged book" "$bin" scan a
+timed "scan of the unchanged book (again)" "$bin" scan a
+timed "floor: find -printf size/mtime/ctime/inode of every file" find a -maxdepth 1 -type f -printf '%s %T@ %C@ %i\n'
 "$bin" init b > /dev/null
 "$bin" remote b set "$remote" > /dev/null
 timed "first pull into an empty book (b)" "$bin" sync b
@@ -63,5 +67,7 @@ for name in names[:: max(1, len(names) // max(1, count // 100))][: max(1, count 
 PY
 timed "1% edited elsewhere: sync of a" "$bin" sync a
 timed "1% edited elsewhere: then the sync of b" "$bin" sync b
-timed "no-op sync of a after that" "$bin" sync a
+timed "no-op sync of a right after that" "$bin" sync a
+sleep 2
+timed "no-op sync of a, 2 s later" "$bin" sync a
 echo "# index snapshot of a: $(stat -c %s a/.cardsync/index.bin) bytes; journal: $(stat -c %s a/.cardsync/journal.jsonl) bytes"

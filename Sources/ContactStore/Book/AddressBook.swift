@@ -191,10 +191,10 @@ public actor AddressBook {
                                             repairHint: "cardsync check \(directory) --repair")
             let summary: IndexSummary
             switch opened {
-            case .whole(let index, let rebuilt):
+            case .whole(let index, let rebuilt, let behind):
                 if rebuilt && index.lastSequence > 0 { notes.append("the index was rebuilt from the journal (\(index.journalLines) lines)") }
                 self.loadedIndex = index
-                self.indexChanged = rebuilt
+                self.indexChanged = rebuilt || behind
                 var position = IndexSummary()
                 position.journalSize = index.journalSize
                 position.journalLines = index.journalLines
@@ -211,7 +211,7 @@ public actor AddressBook {
                                        now: { clock.now() })
             let listing = try? POSIX.listDirectory(directory)
             notes.append(contentsOf: Self.removeTemporaryFiles(listing?.names ?? [], in: directory))
-            self.openingListing = listing
+            self.openingListing = options.scans ? listing : nil
         } catch {
             flock(lockDescriptor, LOCK_UN)
             POSIX.closeFile(lockDescriptor)
@@ -313,7 +313,8 @@ public actor AddressBook {
     /// How opening found the index: whole (rebuilt from the journal, or a snapshot with content
     /// events after it), or deferred (a current snapshot, perhaps with checkpoint events after it).
     enum OpenedIndex {
-        case whole(BookIndex, rebuilt: Bool)
+        /// `behind`: the snapshot was current but many checkpoint lines follow it; saved again.
+        case whole(BookIndex, rebuilt: Bool, behind: Bool = false)
         case deferred(DeferredIndex, summary: IndexSummary)
     }
 
@@ -344,7 +345,9 @@ public actor AddressBook {
             summary.journalLines = lines
             if !tail.isEmpty { summary.journalSize = POSIX.stamp(journalPath)?.size ?? saved.journalSize }
             if onlyCheckpoints && tail.count <= deferredTailLimit { return .deferred(deferred, summary: summary) }
-            if let index = deferred.decode(current: summary) { return .whole(index, rebuilt: !tail.isEmpty) }
+            if let index = deferred.decode(current: summary) {
+                return onlyCheckpoints ? .whole(index, rebuilt: false, behind: true) : .whole(index, rebuilt: true)
+            }
         }
         let (index, rebuilt) = try loadIndex(journalPath: journalPath, snapshotPath: "", repairHint: repairHint)
         return .whole(index, rebuilt: rebuilt)
