@@ -206,9 +206,12 @@ enum IndexSnapshot {
         index.lastSequence = summary.lastSequence
         index.checkpoints = summary.checkpoints
         index.checkpointTimes = summary.checkpointTimes
+        index.stamps.reserveCapacity(summary.files.count)
         for (file, tracked) in summary.files { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
         guard let count = input.int(), count >= 0 else { return nil }
         index.records.reserveCapacity(Int(min(count, 1 << 24)))
+        index.uidsByFile.reserveCapacity(summary.liveFileCount)
+        index.uidsByHash.reserveCapacity(summary.liveCount)
         for _ in 0..<count {
             guard let uid = input.string(), let file = input.string(), let flags = input.byte() else { return nil }
             var record = ContactRecord(uid: uid, isGeneratedUID: flags & 1 != 0, file: file, hash: nil, lastHash: nil, name: nil,
