@@ -22,6 +22,8 @@ extension SyncEngine {
     /// document it does not list is not on the server at all.
     func pull(_ feed: Feed, isComplete: Bool, states: [String: RemoteSyncState], report: inout SyncReport) async throws -> PullOutcome {
         var outcome = PullOutcome()
+        // Nothing changed since the checkpoint: nothing to fetch, and no emptied side to refuse.
+        if feed.changes.isEmpty && !isComplete { return outcome }
         let candidates = feed.changes.filter { change in
             guard let uid = ContactDocument.uid(fromDocumentID: change.id) else { return false }
             if let state = states[uid], change.revisions == [state.revision] { return false }
@@ -200,6 +202,7 @@ extension SyncEngine {
         var settledSide = chosen
         if !options.dryRun {
             let results = try await database.bulkDocuments(writes)
+            report.ownWrites += results.filter(\.isSuccess).count
             if chosen.revision != winner.revision, let written = results.last, written.isSuccess, let revision = written.revision {
                 settledSide.revision = revision
             } else if chosen.revision != winner.revision {

@@ -64,8 +64,9 @@ extension SyncEngine {
 
     /// Refuses to push the deletion of every contact of the last sync when the folder became
     /// empty, unless forced.
-    func checkLocalEmptied(states: [String: RemoteSyncState]) async throws {
+    func checkLocalEmptied() async throws {
         guard !options.force, await book.contactCount == 0 else { return }
+        let states = options.reset && options.dryRun ? [:] : await book.syncStates(remote: remote)
         let records = await book.allRecords()
         let deletions = records.filter { $0.hash == nil && states[$0.uid]?.hash != nil }.count
         guard deletions > 1 else { return }
@@ -78,8 +79,9 @@ extension SyncEngine {
     /// A dry run plans instead: the same pending pushes, computed over the state the planned
     /// pull would leave (``PullOutcome/plannedChanges``), plus the `keep-both` copies the pull
     /// would add, so the plan lists exactly what a real sync sends.
-    func push(states: [String: RemoteSyncState], pull: PullOutcome, report: inout SyncReport) async throws {
+    func push(pull: PullOutcome, report: inout SyncReport) async throws {
         if options.dryRun {
+            let states = options.reset ? [:] : await book.syncStates(remote: remote)
             let (plannedStates, records) = Self.planned(pull.plannedChanges, states: states, records: await book.allRecords())
             var plan = pendingPushes(records: records, states: plannedStates, skipping: pull.skipped).map { item in
                 SyncReport.Change(uid: item.record.uid, name: item.record.name ?? item.record.uid,
@@ -92,7 +94,9 @@ extension SyncEngine {
             report.pushed.append(contentsOf: plan.sorted { $0.uid < $1.uid })
             return
         }
-        var pending = pendingPushes(records: await book.allRecords(), states: states, skipping: pull.skipped)
+        var pending = await book.unsyncedChanges(remote: remote).filter { !pull.skipped.contains($0.record.uid) }.map {
+            PendingPush(record: $0.record, state: $0.state)
+        }
         for round in 0..<4 where !pending.isEmpty {
             let conflicts = try await pushBatches(pending, report: &report)
             guard !conflicts.isEmpty else { break }
@@ -119,6 +123,7 @@ extension SyncEngine {
             for _ in 0..<options.concurrentBatches { startNext() }
             while let outcome = try await group.next() {
                 try await book.recordSynced(outcome.synced, remote: remote)
+                report.ownWrites += outcome.synced.count
                 report.pushed.append(contentsOf: outcome.pushed)
                 report.problems.append(contentsOf: outcome.problems)
                 conflicts.append(contentsOf: outcome.conflicts)

@@ -63,12 +63,12 @@ public struct SyncEngine: Sendable {
         report.isDryRun = options.dryRun
         do {
             if options.reset && !options.dryRun { try await book.forgetSyncState(remote: remote) }
-            try await checkLocalEmptied(states: await syncStates())
-            let exists = try await prepareDatabase(&report)
-            let since = exists ? try await agreedCheckpoint() : nil
+            try await checkLocalEmptied()
+            let (exists, since) = try await openRemote(&report)
             let feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
-            var states = await syncStates()
-            let plan = try await pull(feed, isComplete: since == nil, states: states, report: &report)
+            // Nothing changed remotely since the checkpoint: the pull needs no sync state.
+            let quietFeed = feed.changes.isEmpty && since != nil
+            let plan = try await pull(feed, isComplete: since == nil, states: quietFeed ? [:] : await syncStates(), report: &report)
             if !options.dryRun, let last = feed.lastSequence {
                 let position = Self.text(of: last)
                 try await book.recordCheckpoint(position, remote: remote)
@@ -78,8 +78,12 @@ public struct SyncEngine: Sendable {
                 let (events, _) = try await book.removeDuplicates()
                 report.removedDuplicates = events.map(\.uid)
             }
-            states = await syncStates()
-            try await push(states: states, pull: plan, report: &report)
+            try await push(pull: plan, report: &report)
+            if !options.dryRun, let start = feed.lastSequence, report.ownWrites > 0,
+               let position = try await positionPastOwnWrites(start: start, writes: report.ownWrites) {
+                try await book.recordCheckpoint(position, remote: remote)
+                report.checkpoint = position
+            }
             if !options.dryRun, exists || report.createdDatabase, let position = report.checkpoint,
                since.map(Self.text(of:)) != position {
                 try await saveServerCheckpoint(position)
@@ -88,7 +92,7 @@ public struct SyncEngine: Sendable {
             throw Self.syncError(error, remote: remote)
         }
         let touched = Set(report.pulled.map(\.uid) + report.pushed.map(\.uid))
-        report.duplicateGroups = await book.duplicateGroups().filter { group in group.contains { touched.contains($0.uid) } }.map { group in
+        report.duplicateGroups = touched.isEmpty ? [] : await book.duplicateGroups().filter { group in group.contains { touched.contains($0.uid) } }.map { group in
             group.map { SyncReport.Contact(uid: $0.uid, name: $0.name ?? $0.uid) }
         }
         // Files of the folder that could not be read: their contacts were not synced as they are now.
@@ -132,16 +136,54 @@ public struct SyncEngine: Sendable {
         get async { "cardsync-" + (await book.identifier) }
     }
 
-    /// The checkpoint both sides agree on: the journal's, when the server's `_local` document
-    /// holds the same; otherwise from the start (contacts then match by revision and content).
-    private func agreedCheckpoint() async throws -> CouchSequence? {
-        guard !(options.reset && options.dryRun), let local = await book.checkpoint(remote: remote) else { return nil }
+    /// Whether the database exists (creating it when allowed) and the checkpoint both sides
+    /// agree on. With a checkpoint here, reading the server's copy of it shows the database
+    /// exists, so a sync with nothing to do makes two requests (this and the changes feed).
+    private func openRemote(_ report: inout SyncReport) async throws -> (exists: Bool, since: CouchSequence?) {
+        guard !(options.reset && options.dryRun), let local = await book.checkpoint(remote: remote) else {
+            return (try await prepareDatabase(&report), nil)
+        }
         let serverSide = try await database.localDocument(id: await checkpointDocumentID)
-        guard let serverSide, let stored = serverSide["last_seq"], Self.text(of: CouchSequence(stored)) == local else {
+        guard let serverSide, let stored = serverSide["last_seq"] else {
+            // No checkpoint there: a missing database, or one that never saw this book.
+            let exists = try await prepareDatabase(&report)
+            logger.debug("no checkpoint on the server; reading the changes feed from the start", metadata: ["journal": "\(local)"])
+            return (exists, nil)
+        }
+        guard Self.text(of: CouchSequence(stored)) == local else {
             logger.debug("checkpoints disagree; reading the changes feed from the start", metadata: ["journal": "\(local)"])
+            return (true, nil)
+        }
+        return (true, CouchSequence(stored))
+    }
+
+    /// The feed position just past this sync's own writes, when they are all that changed on the
+    /// server since `start` (the end of the feed this sync read): the database's update sequence
+    /// then counts exactly `writes` more. Each of them is recorded here with the revision the
+    /// server acknowledged, so the checkpoint can move past them and the next sync does not
+    /// read them back. `nil` (the checkpoint stays) when anything else may have changed, or the
+    /// sequences cannot be compared.
+    private func positionPastOwnWrites(start: CouchSequence, writes: Int) async throws -> String? {
+        guard let before = Self.updateCount(start) else { return nil }
+        let info = try await database.info()
+        guard let after = Self.updateCount(info.updateSequence), after - before == writes else {
+            logger.debug("other changes landed during the push; the checkpoint stays before them")
             return nil
         }
-        return CouchSequence(stored)
+        return Self.text(of: info.updateSequence)
+    }
+
+    /// The number of updates a feed position stands for: the number itself, or the leading
+    /// number of an opaque `N-…` token (CouchDB 2 and later); `nil` for anything else.
+    static func updateCount(_ sequence: CouchSequence) -> Int? {
+        switch sequence.value {
+        case .number(let text): return Int(text)
+        case .string(let text):
+            let digits = text.prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, digits.count == text.count || text.dropFirst(digits.count).first == "-" else { return nil }
+            return Int(digits)
+        default: return nil
+        }
     }
 
     private func saveServerCheckpoint(_ position: String) async throws {

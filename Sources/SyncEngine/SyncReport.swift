@@ -98,6 +98,9 @@ public struct SyncReport: Sendable {
     public var matched = 0
     /// Contacts in the address book after the sync.
     public var localCount = 0
+    /// Document writes the server acknowledged during this sync (each one update of its
+    /// sequence); what lets the checkpoint move past them.
+    public internal(set) var ownWrites = 0
     /// The changes-feed position reached.
     public var checkpoint: String?
     /// HTTP requests made (when the transport counts them).

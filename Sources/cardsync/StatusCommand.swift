@@ -32,19 +32,14 @@ struct StatusCommand: AsyncParsableCommand {
                 + "/" + EmbeddedEndpoint.databaseName
             let shown = choice.map { $0.location.urlWithoutPassword } ?? "the embedded endpoint (data: \(EmbeddedEndpoint.dataDirectory))"
             let output = try await BookSession.open(directory) { book in
-                let states = await book.syncStates(remote: remoteKey)
                 var pending: [StatusOutput.Pending] = []
-                for record in await book.allRecords() {
-                    let state = states[record.uid]
-                    if let hash = record.hash, state?.hash != hash {
-                        pending.append(.init(uid: record.uid, name: record.name ?? record.uid, change: state?.hash == nil ? "add" : "update"))
-                    } else if record.hash == nil, let state, state.hash != nil {
-                        pending.append(.init(uid: record.uid, name: record.name ?? record.uid, change: "delete"))
-                    }
+                for (record, state) in await book.unsyncedChanges(remote: remoteKey) {
+                    let change = record.hash == nil ? "delete" : state?.hash == nil ? "add" : "update"
+                    pending.append(.init(uid: record.uid, name: record.name ?? record.uid, change: change))
                 }
                 pending.sort { ($0.name.lowercased(), $0.uid) < ($1.name.lowercased(), $1.uid) }
                 let last = try await book.lastSyncTime(remote: remoteKey)
-                return StatusOutput(book: directory, remote: shown, contacts: await book.contactCount, synced: states.values.filter { $0.hash != nil }.count,
+                return StatusOutput(book: directory, remote: shown, contacts: await book.contactCount, synced: await book.syncedCount(remote: remoteKey),
                                     lastSync: last.map { Self.time($0) }, pending: pending)
             }
             switch format {

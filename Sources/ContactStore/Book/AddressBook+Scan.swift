@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import VCardKit
 
@@ -78,7 +85,9 @@ extension VCard {
 
 extension AddressBook {
     func performOpeningScan(addingMissingUIDs: Bool, progress: (@Sendable (BookProgress) -> Void)?) async throws(ContactStoreError) {
-        openingScan = try await scan(addingMissingUIDs: addingMissingUIDs, progress: progress)
+        let listing = openingListing
+        openingListing = nil
+        openingScan = try await scan(addingMissingUIDs: addingMissingUIDs, listing: listing, progress: progress)
     }
 
     /// Finds the changes other programs made to the folder and records them in the journal.
@@ -105,11 +114,22 @@ extension AddressBook {
     /// - Returns: the events recorded and the problems found.
     public func scan(addingMissingUIDs: Bool = false,
                      progress: (@Sendable (BookProgress) -> Void)? = nil) async throws(ContactStoreError) -> ScanReport {
+        try await scan(addingMissingUIDs: addingMissingUIDs, listing: nil, progress: progress)
+    }
+
+    /// ``scan(addingMissingUIDs:progress:)`` over `listing` when the folder was just listed (when opening).
+    func scan(addingMissingUIDs: Bool, listing: (names: [String], undecodable: [String])?,
+              progress: (@Sendable (BookProgress) -> Void)?) async throws(ContactStoreError) -> ScanReport {
         var report = ScanReport()
-        let listing = try POSIX.listDirectory(directory)
+        let listing = if let listing { listing } else { try POSIX.listDirectory(directory) }
         for name in listing.undecodable where name.lowercased().hasSuffix(".vcf") {
             report.problems.append(StoreProblem(code: "undecodable-name", file: name,
                                                 message: "the file name is not UTF-8; rename the file to read it"))
+        }
+        if !isIndexLoaded, let seen = unchangedFileCount(listing.names) {
+            // Every file as the summary knows it, none gone: nothing to read or record.
+            report.filesSeen = seen
+            return report
         }
         let now = POSIX.now()
         let scanTime = clock.now()
@@ -257,6 +277,37 @@ extension AddressBook {
             indexChanged = true
         }
         return report
+    }
+
+    /// The number of contact files in `names` when every one has the stamp the summary holds
+    /// and every file with live contacts is among them; `nil` as soon as one differs.
+    private func unchangedFileCount(_ names: [String]) -> Int? {
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryDescriptor >= 0 else { return nil }
+        defer { POSIX.closeFile(directoryDescriptor) }
+        let files = summary.files
+        let contactFiles = names.filter(SafeFileName.isContactFile)
+        // Each worker stats its part of the folder and compares it with the summary.
+        let parts = stride(from: 0, to: contactFiles.count, by: 4096).map { Array(contactFiles[$0..<min($0 + 4096, contactFiles.count)]) }
+        let tallies = Parallel.map(parts, minimumPerWorker: 1) { part -> (seen: Int, live: Int)? in
+            var seen = 0
+            var live = 0
+            for name in part {
+                guard let stamp = POSIX.stamp(in: directoryDescriptor, name: name) else { continue }
+                guard let tracked = files[name], tracked.stamp == stamp else { return nil }
+                seen += 1
+                if tracked.isLive { live += 1 }
+            }
+            return (seen, live)
+        }
+        var seen = 0
+        var liveSeen = 0
+        for tally in tallies {
+            guard let tally else { return nil }
+            seen += tally.seen
+            liveSeen += tally.live
+        }
+        return liveSeen == summary.liveFileCount ? seen : nil
     }
 
     /// The card's bytes with a `UID` line before its `END:VCARD` line, in the card's own line ends.

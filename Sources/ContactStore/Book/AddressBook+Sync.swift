@@ -89,7 +89,25 @@ extension AddressBook {
 
     /// The changes-feed position of `remote` applied so far, or `nil` before the first sync.
     public func checkpoint(remote: String) -> String? {
-        index.checkpoints[remote]
+        isIndexLoaded ? index.checkpoints[remote] : summary.checkpoints[remote]
+    }
+
+    /// The number of contacts `remote` holds as this book does (synced and live on both).
+    public func syncedCount(remote: String) -> Int {
+        if !isIndexLoaded, let tally = summary.remotes[remote] { return tally.synced }
+        return (index.syncStates[remote] ?? [:]).values.filter { $0.hash != nil }.count
+    }
+
+    /// The local changes since the last sync with `remote`, by UID: each contact whose content is
+    /// not the one last synced (live, with other content or never synced) and each deletion of a
+    /// contact the remote still holds, with its sync state. A book with nothing to push answers
+    /// without loading its whole index.
+    public func unsyncedChanges(remote: String) -> [(record: ContactRecord, state: RemoteSyncState?)] {
+        if !isIndexLoaded, let tally = summary.remotes[remote], tally.unsynced.isEmpty { return [] }
+        let states = index.syncStates[remote] ?? [:]
+        return index.unsyncedUIDs(states: states).compactMap { uid in
+            index.records[uid].map { ($0, states[uid]) }
+        }
     }
 
     /// Every contact ever recorded, deleted ones included.
@@ -379,11 +397,7 @@ extension AddressBook {
 extension AddressBook {
     /// When the last sync with `remote` recorded its checkpoint (milliseconds since 1970), or `nil`.
     public func lastSyncTime(remote: String) throws(ContactStoreError) -> Int64? {
-        var time: Int64?
-        try JournalFile.read(journalPath, repairHint: repairHint) { line throws(ContactStoreError) in
-            if line.event.operation == .checkpoint, line.event.remote == remote { time = line.event.timestamp }
-        }
-        return time
+        isIndexLoaded ? index.checkpointTimes[remote] : summary.checkpointTimes[remote]
     }
 }
 

@@ -57,7 +57,30 @@ public actor AddressBook {
     /// The clock that dates the book's journal events (``OpenOptions/clock``).
     public nonisolated let clock: WallClock
     let journal: Journal
-    var index: BookIndex
+    /// The whole index once it is loaded; `nil` while the book runs on ``summary`` alone.
+    private var loadedIndex: BookIndex?
+    /// The snapshot whose body is decoded when the whole index is first needed, with the
+    /// checkpoint events appended to the journal since it was saved.
+    private var deferredIndex: DeferredIndex?
+    /// What the book knows without decoding every contact: enough for a run that finds nothing
+    /// changed. Current only while ``isIndexLoaded`` is false.
+    var summary: IndexSummary
+    /// Every contact's record, the files, hashes and sync state: loaded from the snapshot the
+    /// first time it is used (opening reads only the ``summary``).
+    var index: BookIndex {
+        _read {
+            loadIndexIfNeeded()
+            yield loadedIndex!
+        }
+        _modify {
+            loadIndexIfNeeded()
+            yield &loadedIndex!
+        }
+    }
+    /// Whether the whole index is loaded (otherwise ``summary`` is current).
+    var isIndexLoaded: Bool { loadedIndex != nil }
+    /// The folder's listing made when opening, for the opening scan (one directory walk a run).
+    var openingListing: (names: [String], undecodable: [String])?
     let logger: Logger
     private let lockDescriptor: Int32
     var indexChanged: Bool
@@ -167,15 +190,31 @@ public actor AddressBook {
         let journalPath = meta + "/" + Self.journalName
         do {
             if let note = try Self.setAsideTornTail(journalPath) { notes.append(note) }
-            let (index, rebuilt) = try Self.loadIndex(journalPath: journalPath, snapshotPath: meta + "/" + Self.snapshotName,
-                                                      repairHint: "cardsync check \(directory) --repair")
-            if rebuilt && index.lastSequence > 0 { notes.append("the index was rebuilt from the journal (\(index.journalLines) lines)") }
-            self.index = index
-            self.indexChanged = rebuilt
+            let opened = try Self.openIndex(journalPath: journalPath, snapshotPath: meta + "/" + Self.snapshotName,
+                                            repairHint: "cardsync check \(directory) --repair")
+            let summary: IndexSummary
+            switch opened {
+            case .whole(let index, let rebuilt, let behind):
+                if rebuilt && index.lastSequence > 0 { notes.append("the index was rebuilt from the journal (\(index.journalLines) lines)") }
+                self.loadedIndex = index
+                self.indexChanged = rebuilt || behind
+                var position = IndexSummary()
+                position.journalSize = index.journalSize
+                position.journalLines = index.journalLines
+                position.lastSequence = index.lastSequence
+                summary = position
+            case .deferred(let deferred, let current):
+                self.deferredIndex = deferred
+                self.indexChanged = false
+                summary = current
+            }
+            self.summary = summary
             let clock = options.clock
-            self.journal = try Journal(path: journalPath, lastSequence: index.lastSequence, lineCount: index.journalLines,
+            self.journal = try Journal(path: journalPath, lastSequence: summary.lastSequence, lineCount: summary.journalLines,
                                        now: { clock.now() })
-            notes.append(contentsOf: Self.removeTemporaryFiles(in: directory))
+            let listing = try? POSIX.listDirectory(directory)
+            notes.append(contentsOf: Self.removeTemporaryFiles(listing?.names ?? [], in: directory))
+            self.openingListing = options.scans ? listing : nil
         } catch {
             flock(lockDescriptor, LOCK_UN)
             POSIX.closeFile(lockDescriptor)
@@ -274,11 +313,73 @@ public actor AddressBook {
         return "\(path): the last journal line (byte \(last.offset)) was damaged — \(problem) — probably by an interrupted write; it was moved to \(corruptPath) and the journal continues without it"
     }
 
+    /// How opening found the index: whole (rebuilt from the journal, or a snapshot with content
+    /// events after it), or deferred (a current snapshot, perhaps with checkpoint events after it).
+    enum OpenedIndex {
+        /// `behind`: the snapshot was current but many checkpoint lines follow it; saved again.
+        case whole(BookIndex, rebuilt: Bool, behind: Bool = false)
+        case deferred(DeferredIndex, summary: IndexSummary)
+    }
+
+    /// The most checkpoint lines after a snapshot that opening replays onto its summary; with
+    /// more, the whole index is loaded and saved again.
+    static let deferredTailLimit = 4096
+
+    /// Opens the index: when the snapshot is current and only checkpoint events follow it, its
+    /// summary alone (the body is decoded on first use); otherwise as ``loadIndex``.
+    static func openIndex(journalPath: String, snapshotPath: String, repairHint: String) throws(ContactStoreError) -> OpenedIndex {
+        // The summary only: the body is read when the whole index is needed.
+        if let start = POSIX.readBytes(snapshotPath, offset: 0, count: 16), let length = IndexSnapshot.summaryLength(start),
+           let head = POSIX.readBytes(snapshotPath, offset: 0, count: length), let (saved, _) = IndexSnapshot.decodeSummary(head),
+           let (summaryChecksum, _) = IndexSnapshot.summaryChecksum(head),
+           snapshotMatches(journalSize: saved.journalSize, lastSequence: saved.lastSequence, journalPath: journalPath) {
+            var tail: [(event: JournalEvent, offset: Int64)] = []
+            var onlyCheckpoints = true
+            var lines = saved.journalLines
+            try JournalFile.read(journalPath, from: saved.journalSize, firstLineNumber: saved.journalLines + 1,
+                                 previousSequence: saved.lastSequence, repairHint: repairHint) { line throws(ContactStoreError) in
+                if line.event.operation != .checkpoint { onlyCheckpoints = false }
+                tail.append((line.event, line.offset))
+                lines = line.number
+            }
+            let deferred = DeferredIndex(path: snapshotPath, saved: saved, summaryChecksum: summaryChecksum, tail: tail)
+            var summary = saved
+            for (event, _) in tail { summary.applyCheckpoint(event) }
+            summary.journalLines = lines
+            if !tail.isEmpty { summary.journalSize = POSIX.stamp(journalPath)?.size ?? saved.journalSize }
+            if onlyCheckpoints && tail.count <= deferredTailLimit { return .deferred(deferred, summary: summary) }
+            if let index = deferred.decode(current: summary) {
+                return onlyCheckpoints ? .whole(index, rebuilt: false, behind: true) : .whole(index, rebuilt: true)
+            }
+        }
+        let (index, rebuilt) = try loadIndex(journalPath: journalPath, snapshotPath: "", repairHint: repairHint)
+        return .whole(index, rebuilt: rebuilt)
+    }
+
+    /// Decodes the whole index the first time it is needed (the snapshot was verified when the
+    /// book was opened; should its body still not decode, the index is rebuilt from the journal).
+    private func loadIndexIfNeeded() {
+        guard loadedIndex == nil else { return }
+        if let deferred = deferredIndex, let index = deferred.decode(current: summary) {
+            loadedIndex = index
+        } else {
+            do {
+                var (index, _) = try Self.loadIndex(journalPath: journalPath, snapshotPath: "", repairHint: repairHint)
+                index.lastScan = summary.lastScan
+                loadedIndex = index
+                indexChanged = true
+            } catch {
+                fatalError("\(snapshotPath) could not be decoded and the journal cannot be read (\(error.message)); run `\(repairHint)`")
+            }
+        }
+        deferredIndex = nil
+    }
+
     /// The index from the snapshot plus the journal lines after it, or rebuilt from the whole
     /// journal when the snapshot is missing, damaged or stale.
     static func loadIndex(journalPath: String, snapshotPath: String, repairHint: String) throws(ContactStoreError) -> (BookIndex, rebuilt: Bool) {
-        if let bytes = try? POSIX.readFile(snapshotPath).bytes, var index = IndexSnapshot.decode(bytes),
-           snapshotMatches(index, journalPath: journalPath) {
+        if !snapshotPath.isEmpty, let bytes = try? POSIX.readFile(snapshotPath).bytes, var index = IndexSnapshot.decode(bytes),
+           snapshotMatches(journalSize: index.journalSize, lastSequence: index.lastSequence, journalPath: journalPath) {
             var lines = index.journalLines
             var end = index.journalSize
             var applied = 0
@@ -306,20 +407,19 @@ public actor AddressBook {
         return (index, true)
     }
 
-    private static func snapshotMatches(_ index: BookIndex, journalPath: String) -> Bool {
-        guard let size = POSIX.stamp(journalPath)?.size, size >= index.journalSize else { return false }
-        if index.journalSize == 0 { return index.lastSequence == 0 }
-        guard let last = try? JournalFile.lastLine(journalPath, endingAt: index.journalSize), last.terminated,
+    private static func snapshotMatches(journalSize: Int64, lastSequence: Int, journalPath: String) -> Bool {
+        guard let size = POSIX.stamp(journalPath)?.size, size >= journalSize else { return false }
+        if journalSize == 0 { return lastSequence == 0 }
+        guard let last = try? JournalFile.lastLine(journalPath, endingAt: journalSize), last.terminated,
               let event = try? JournalLine.decode(last.bytes, includingCard: false)
         else { return false }
-        return event.sequence == index.lastSequence
+        return event.sequence == lastSequence
     }
 
     /// Removes temporary files left by an interrupted write (the lock guarantees no one is writing them).
-    private static func removeTemporaryFiles(in directory: String) -> [String] {
-        guard let listing = try? POSIX.listDirectory(directory) else { return [] }
+    private static func removeTemporaryFiles(_ names: [String], in directory: String) -> [String] {
         var removed = 0
-        for name in listing.names where name.hasPrefix(".") && name.hasSuffix(POSIX.temporarySuffix) {
+        for name in names where name.hasPrefix(".") && name.hasSuffix(POSIX.temporarySuffix) {
             if unlink(directory + "/" + name) == 0 { removed += 1 }
         }
         return removed == 0 ? [] : ["removed \(removed) temporary file\(removed == 1 ? "" : "s") left by an interrupted write"]
@@ -331,6 +431,19 @@ public actor AddressBook {
     @discardableResult
     func record(_ events: [JournalEvent], synchronize: Bool = true) async throws(ContactStoreError) -> [JournalEvent] {
         guard !events.isEmpty else { return [] }
+        if !isIndexLoaded, events.allSatisfy({ $0.operation == .checkpoint }) {
+            // Checkpoints only: the summary and the deferred snapshot's tail take them; the
+            // snapshot is not rewritten (the next opening replays these lines).
+            let written = try await journal.append(events)
+            for (event, offset) in written {
+                summary.applyCheckpoint(event)
+                deferredIndex?.tail.append((event, offset))
+            }
+            summary.journalSize = await journal.size
+            summary.journalLines = await journal.lineCount
+            if synchronize { try await journal.synchronize() }
+            return written.map(\.event)
+        }
         let written = try await journal.append(events)
         for (event, offset) in written { index.apply(event, offset: offset) }
         index.journalSize = await journal.size
@@ -393,7 +506,7 @@ public actor AddressBook {
     // MARK: - Simple queries
 
     /// The number of live contacts.
-    public var contactCount: Int { index.liveCount }
+    public var contactCount: Int { loadedIndex?.liveCount ?? summary.liveCount }
 
     /// The record of the contact with `uid` (deleted contacts included).
     public func record(for uid: String) -> ContactRecord? { index.records[uid] }
@@ -404,5 +517,5 @@ public actor AddressBook {
     }
 
     /// The last sequence number in the journal.
-    public var lastSequence: Int { index.lastSequence }
+    public var lastSequence: Int { loadedIndex?.lastSequence ?? summary.lastSequence }
 }

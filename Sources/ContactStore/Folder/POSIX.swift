@@ -48,6 +48,31 @@ enum POSIX {
         return stamp(of: info)
     }
 
+    /// The stamp of the regular file `name` in the folder open as `directory` (no path walk), or
+    /// `nil` when it is missing or not a regular file.
+    static func stamp(in directory: Int32, name: String) -> FileStamp? {
+        var info = stat()
+        guard fstatat(directory, name, &info, 0) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return stamp(of: info)
+    }
+
+    /// Up to `count` bytes of a file from `offset` (fewer at its end), or `nil` when it cannot be read.
+    static func readBytes(_ path: String, offset: Int, count: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { return nil }
+            if got == 0 { break }
+            done += got
+        }
+        return Array(bytes[0..<done])
+    }
+
     static func stamp(of info: stat) -> FileStamp {
         #if canImport(Darwin)
         let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)

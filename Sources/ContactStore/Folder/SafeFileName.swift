@@ -37,6 +37,9 @@ enum SafeFileName {
     /// (any case), no path separator.
     static func isContactFile(_ name: String) -> Bool {
         guard let first = name.utf8.first, first != 0x2E, !name.utf8.contains(0x2F) else { return false }
-        return name.utf8.count > 4 && name.lowercased().hasSuffix(".vcf")
+        // `.vcf` in any case, compared byte by byte (no lower-cased copy of every name).
+        let suffix = name.utf8.suffix(4)
+        guard name.utf8.count > 4, suffix.count == 4 else { return false }
+        return zip(suffix, [0x2E, 0x76, 0x63, 0x66] as [UInt8]).allSatisfy { $0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0) == $1 }
     }
 }

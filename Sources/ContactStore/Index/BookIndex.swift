@@ -26,6 +26,9 @@ struct BookIndex: Sendable {
     var syncStates: [String: [String: RemoteSyncState]] = [:]
     /// For each remote, the changes-feed position applied.
     var checkpoints: [String: String] = [:]
+    /// For each remote, when its last checkpoint event was recorded (milliseconds since 1970):
+    /// the time of the last sync with it.
+    var checkpointTimes: [String: Int64] = [:]
     /// When the folder was last scanned (by the book's clock, milliseconds since 1970; 0 when
     /// unknown): an outside edit found later was made after it. Derived, not in the journal: kept
     /// in the snapshot whenever the index is saved.
@@ -54,6 +57,7 @@ struct BookIndex: Sendable {
                 } else {
                     checkpoints[remote] = position
                 }
+                checkpointTimes[remote] = event.timestamp
             }
             return
         }

@@ -3,12 +3,16 @@ import VCardKit
 /// The derived index saved to `.cardsync/index.bin`, so that opening a book reads one compact
 /// file and replays only the journal lines written after it.
 ///
-/// The snapshot names the journal size, line count and last sequence number it reflects. It is
-/// used only when the journal line that ends at that size has that sequence number; otherwise
-/// (missing, damaged, stale, or the journal was compacted) the index is rebuilt from the journal.
-/// The format is private to cardsync and may change between versions: it is derived data.
+/// Two sections, each with its own checksum: the ``IndexSummary`` (journal position, counts,
+/// checkpoints, what each remote lacks, every tracked file's stamp), which is all a run that
+/// finds nothing changed needs, then the body (every record, card offset and sync state),
+/// decoded only when a run needs it. The snapshot names the journal size, line count and last
+/// sequence number it reflects. It is used only when the journal line that ends at that size
+/// has that sequence number; otherwise (missing, damaged, stale, or the journal was compacted)
+/// the index is rebuilt from the journal. The format is private to cardsync and may change
+/// between versions: it is derived data.
 enum IndexSnapshot {
-    private static let magic = Array("CSIDX004".utf8)
+    private static let magic = Array("CSIDX005".utf8)
 
     /// The snapshot's bytes.
     static func encode(_ index: BookIndex) -> [UInt8] {
@@ -20,13 +24,17 @@ enum IndexSnapshot {
     /// Encodes the snapshot in pieces of about 1 MiB handed to `emit`, so that saving a large
     /// index does not hold a second copy of it in memory.
     static func encode(_ index: BookIndex, emit: ([UInt8]) -> Void) {
+        let summary = IndexSummary(of: index)
+        var header = ByteWriter()
+        encodeSummary(summary, into: &header)
         var out = ByteWriter()
         out.bytes.reserveCapacity(1 << 20 + 4096)
         out.bytes.append(contentsOf: magic)
-        out.int(index.journalSize)
-        out.int(Int64(index.journalLines))
-        out.int(Int64(index.lastSequence))
-        out.int(index.lastScan)
+        out.int(Int64(header.bytes.count))
+        out.bytes.append(contentsOf: header.bytes)
+        out.int(Int64(bitPattern: SnapshotChecksum.of(header.bytes)))
+        out.flush(emit)
+        out.checksum = SnapshotChecksum()
         out.int(Int64(index.records.count))
         for record in index.records.values {
             out.flushIfFull(emit)
@@ -46,25 +54,11 @@ enum IndexSnapshot {
             out.int(record.modified)
             if let edited = record.edited { out.int(edited) }
         }
-        out.int(Int64(index.stamps.count))
-        for (file, stamp) in index.stamps {
-            out.flushIfFull(emit)
-            out.string(file)
-            out.int(stamp.size)
-            out.int(stamp.modified)
-            out.int(stamp.changed)
-            out.int(Int64(bitPattern: stamp.inode))
-        }
         out.int(Int64(index.cardOffsets.count))
         for (hash, offset) in index.cardOffsets {
             out.flushIfFull(emit)
             out.hash(hash)
             out.int(offset)
-        }
-        out.int(Int64(index.checkpoints.count))
-        for (remote, position) in index.checkpoints {
-            out.string(remote)
-            out.string(position)
         }
         out.int(Int64(index.syncStates.count))
         for (remote, states) in index.syncStates {
@@ -79,25 +73,145 @@ enum IndexSnapshot {
             }
         }
         out.flush(emit)
-        out.int(Int64(out.crc))
-        out.flush(emit)
+        out.int(Int64(bitPattern: out.checksum.value))
+        emit(out.bytes)
+    }
+
+    private static func encodeSummary(_ summary: IndexSummary, into out: inout ByteWriter) {
+        out.int(summary.journalSize)
+        out.int(Int64(summary.journalLines))
+        out.int(Int64(summary.lastSequence))
+        out.int(summary.lastScan)
+        out.int(Int64(summary.liveCount))
+        out.int(Int64(summary.checkpoints.count))
+        for (remote, position) in summary.checkpoints {
+            out.string(remote)
+            out.string(position)
+        }
+        out.int(Int64(summary.checkpointTimes.count))
+        for (remote, time) in summary.checkpointTimes {
+            out.string(remote)
+            out.int(time)
+        }
+        out.int(Int64(summary.remotes.count))
+        for (remote, tally) in summary.remotes {
+            out.string(remote)
+            out.int(Int64(tally.synced))
+            out.int(Int64(tally.unsynced.count))
+            for uid in tally.unsynced { out.string(uid) }
+        }
+        out.int(Int64(summary.files.count))
+        for (file, tracked) in summary.files {
+            out.string(file)
+            out.bytes.append((tracked.isLive ? 1 : 0) | (tracked.stamp == nil ? 0 : 2))
+            if let stamp = tracked.stamp {
+                out.int(stamp.size)
+                out.int(stamp.modified)
+                out.int(stamp.changed)
+                out.int(Int64(bitPattern: stamp.inode))
+            }
+        }
+    }
+
+    /// The length of the snapshot's start that holds the summary, read from its first 16
+    /// bytes; `nil` when they do not start a snapshot.
+    static func summaryLength(_ start: [UInt8]) -> Int? {
+        guard start.count >= magic.count + 8, start.starts(with: magic) else { return nil }
+        var input = ByteReader(bytes: start, position: magic.count)
+        guard let length = input.int(), length >= 0, length < Int64(Int32.max) else { return nil }
+        return magic.count + 8 + Int(length) + 8
+    }
+
+    /// The stored checksum of the summary at the start of `bytes` when it matches the summary's
+    /// bytes, and where the body starts: identifies a snapshot without decoding its summary.
+    static func summaryChecksum(_ bytes: [UInt8]) -> (checksum: UInt64, bodyStart: Int)? {
+        guard let bodyStart = summaryLength(Array(bytes.prefix(magic.count + 8))), bodyStart <= bytes.count else { return nil }
+        var trailer = ByteReader(bytes: bytes, position: bodyStart - 8)
+        guard let stored = trailer.int(), UInt64(bitPattern: stored) == SnapshotChecksum.of(bytes[(magic.count + 8)..<(bodyStart - 8)])
+        else { return nil }
+        return (UInt64(bitPattern: stored), bodyStart)
+    }
+
+    /// The summary saved at the start of `bytes` (the whole snapshot, or its first
+    /// ``summaryLength(_:)`` bytes) and where the body starts, or `nil` when that start is not a
+    /// valid snapshot (the summary's checksum is checked; the body's is checked when decoded).
+    static func decodeSummary(_ bytes: [UInt8]) -> (summary: IndexSummary, bodyStart: Int)? {
+        guard let bodyStart = summaryLength(Array(bytes.prefix(magic.count + 8))), bodyStart <= bytes.count else { return nil }
+        var input = ByteReader(bytes: bytes, position: magic.count + 8)
+        let headerStart = magic.count + 8
+        let headerEnd = bodyStart - 8
+        var trailer = ByteReader(bytes: bytes, position: headerEnd)
+        guard let headerSum = trailer.int(), UInt64(bitPattern: headerSum) == SnapshotChecksum.of(bytes[headerStart..<headerEnd]) else { return nil }
+        var summary = IndexSummary()
+        guard let size = input.int(), let lines = input.int(), let sequence = input.int(), let lastScan = input.int(),
+              let live = input.int(), let checkpointCount = input.int(), checkpointCount >= 0 else { return nil }
+        summary.journalSize = size
+        summary.journalLines = Int(lines)
+        summary.lastSequence = Int(sequence)
+        summary.lastScan = lastScan
+        summary.liveCount = Int(live)
+        for _ in 0..<checkpointCount {
+            guard let remote = input.string(), let position = input.string() else { return nil }
+            summary.checkpoints[remote] = position
+        }
+        guard let timeCount = input.int(), timeCount >= 0 else { return nil }
+        for _ in 0..<timeCount {
+            guard let remote = input.string(), let time = input.int() else { return nil }
+            summary.checkpointTimes[remote] = time
+        }
+        guard let remoteCount = input.int(), remoteCount >= 0 else { return nil }
+        for _ in 0..<remoteCount {
+            guard let remote = input.string(), let synced = input.int(), let count = input.int(), count >= 0 else { return nil }
+            var unsynced: [String] = []
+            for _ in 0..<count {
+                guard let uid = input.string() else { return nil }
+                unsynced.append(uid)
+            }
+            summary.remotes[remote] = IndexSummary.RemoteTally(synced: Int(synced), unsynced: unsynced)
+        }
+        guard let fileCount = input.int(), fileCount >= 0 else { return nil }
+        summary.files.reserveCapacity(Int(min(fileCount, 1 << 24)))
+        for _ in 0..<fileCount {
+            guard let file = input.string(), let flags = input.byte() else { return nil }
+            var tracked = IndexSummary.TrackedFile(stamp: nil, isLive: flags & 1 != 0)
+            if flags & 2 != 0 {
+                guard let size = input.int(), let modified = input.int(), let changed = input.int(), let inode = input.int() else { return nil }
+                tracked.stamp = FileStamp(size: size, modified: modified, changed: changed, inode: UInt64(bitPattern: inode))
+            }
+            summary.files[file] = tracked
+            if tracked.isLive { summary.liveFileCount += 1 }
+        }
+        guard input.position == headerEnd else { return nil }
+        return (summary, bodyStart)
     }
 
     /// The index saved in `bytes`, or `nil` when they are not a valid snapshot.
     static func decode(_ bytes: [UInt8]) -> BookIndex? {
-        guard bytes.count >= magic.count + 8, bytes.starts(with: magic) else { return nil }
-        let body = bytes[0..<(bytes.count - 8)]
-        var trailer = ByteReader(bytes: bytes, position: bytes.count - 8)
-        guard let stored = trailer.int(), UInt32(truncatingIfNeeded: stored) == CRC32.checksum(body) else { return nil }
-        var input = ByteReader(bytes: bytes, position: magic.count)
+        guard let (summary, bodyStart) = decodeSummary(bytes) else { return nil }
+        return decodeBody(bytes, from: bodyStart, summary: summary)
+    }
+
+    /// The whole index: `summary` and the body of `bytes` (the whole snapshot) from
+    /// `bodyStart`, or `nil` when the body's checksum does not match or it does not decode.
+    static func decodeBody(_ bytes: [UInt8], from bodyStart: Int, summary: IndexSummary) -> BookIndex? {
+        guard bytes.count >= bodyStart + 8 else { return nil }
+        var bodyTrailer = ByteReader(bytes: bytes, position: bytes.count - 8)
+        guard let bodySum = bodyTrailer.int(),
+              UInt64(bitPattern: bodySum) == SnapshotChecksum.of(bytes[bodyStart..<(bytes.count - 8)]) else { return nil }
+        var input = ByteReader(bytes: bytes, position: bodyStart)
         var index = BookIndex()
-        guard let size = input.int(), let lines = input.int(), let sequence = input.int(), let lastScan = input.int(),
-              let count = input.int() else { return nil }
-        index.lastScan = lastScan
-        index.journalSize = size
-        index.journalLines = Int(lines)
-        index.lastSequence = Int(sequence)
-        index.records.reserveCapacity(Int(count))
+        index.lastScan = summary.lastScan
+        index.journalSize = summary.journalSize
+        index.journalLines = summary.journalLines
+        index.lastSequence = summary.lastSequence
+        index.checkpoints = summary.checkpoints
+        index.checkpointTimes = summary.checkpointTimes
+        index.stamps.reserveCapacity(summary.files.count)
+        for (file, tracked) in summary.files { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
+        guard let count = input.int(), count >= 0 else { return nil }
+        index.records.reserveCapacity(Int(min(count, 1 << 24)))
+        index.uidsByFile.reserveCapacity(summary.liveFileCount)
+        index.uidsByHash.reserveCapacity(summary.liveCount)
         for _ in 0..<count {
             guard let uid = input.string(), let file = input.string(), let flags = input.byte() else { return nil }
             var record = ContactRecord(uid: uid, isGeneratedUID: flags & 1 != 0, file: file, hash: nil, lastHash: nil, name: nil,
@@ -116,22 +230,11 @@ enum IndexSnapshot {
                 index.uidsByHash[hash, default: []].append(uid)
             }
         }
-        guard let stampCount = input.int() else { return nil }
-        for _ in 0..<stampCount {
-            guard let file = input.string(), let size = input.int(), let modified = input.int(), let changed = input.int(),
-                  let inode = input.int() else { return nil }
-            index.stamps[file] = FileStamp(size: size, modified: modified, changed: changed, inode: UInt64(bitPattern: inode))
-        }
-        guard let offsetCount = input.int() else { return nil }
-        index.cardOffsets.reserveCapacity(Int(offsetCount))
+        guard let offsetCount = input.int(), offsetCount >= 0 else { return nil }
+        index.cardOffsets.reserveCapacity(Int(min(offsetCount, 1 << 24)))
         for _ in 0..<offsetCount {
             guard let hash = input.hash(), let offset = input.int() else { return nil }
             index.cardOffsets[hash] = offset
-        }
-        guard let checkpointCount = input.int(), checkpointCount >= 0 else { return nil }
-        for _ in 0..<checkpointCount {
-            guard let remote = input.string(), let position = input.string() else { return nil }
-            index.checkpoints[remote] = position
         }
         guard let remoteCount = input.int(), remoteCount >= 0 else { return nil }
         for _ in 0..<remoteCount {
@@ -146,15 +249,73 @@ enum IndexSnapshot {
             }
             index.syncStates[remote] = states
         }
-        guard input.position == bytes.count - 8 else { return nil }
+        guard input.position == bytes.count - 8, index.liveCount == summary.liveCount else { return nil }
         return index
+    }
+}
+
+/// A fast 64-bit checksum of the snapshot's sections (eight bytes a step; it guards against
+/// torn and damaged files, not against anyone forging one).
+struct SnapshotChecksum {
+    private(set) var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private var pending: [UInt8] = []
+    private var length: UInt64 = 0
+
+    /// The checksum of `bytes`.
+    static func of(_ bytes: some Collection<UInt8>) -> UInt64 {
+        var sum = SnapshotChecksum()
+        sum.update(bytes)
+        return sum.value
+    }
+
+    private static func mix(_ state: UInt64, _ word: UInt64) -> UInt64 {
+        var value = (state ^ word) &* 0xFF51_AFD7_ED55_8CCD
+        value = (value << 31) | (value >> 33)
+        return value &* 0xC4CE_B9FE_1A85_EC53
+    }
+
+    mutating func update(_ bytes: some Collection<UInt8>) {
+        let handled = bytes.withContiguousStorageIfAvailable { buffer -> Bool in
+            update(UnsafeRawBufferPointer(buffer))
+            return true
+        } ?? false
+        if !handled { Array(bytes).withUnsafeBytes { update($0) } }
+    }
+
+    mutating func update(_ raw: UnsafeRawBufferPointer) {
+        length &+= UInt64(raw.count)
+        var offset = 0
+        var value = state
+        while !pending.isEmpty && pending.count < 8 && offset < raw.count {
+            pending.append(raw[offset])
+            offset += 1
+        }
+        if pending.count == 8 {
+            var word: UInt64 = 0
+            for (position, byte) in pending.enumerated() { word |= UInt64(byte) << (8 * UInt64(position)) }
+            value = Self.mix(value, word)
+            pending.removeAll()
+        }
+        while offset + 8 <= raw.count {
+            value = Self.mix(value, UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
+        }
+        state = value
+        if offset < raw.count { pending.append(contentsOf: raw[offset...]) }
+    }
+
+    /// The checksum of everything given so far.
+    var value: UInt64 {
+        var last: UInt64 = 0
+        for (position, byte) in pending.enumerated() { last |= UInt64(byte) << (8 * UInt64(position)) }
+        return Self.mix(Self.mix(state, last), length)
     }
 }
 
 private struct ByteWriter {
     var bytes: [UInt8] = []
-    /// The CRC-32 of everything emitted so far.
-    var crc: UInt32 = 0
+    /// The checksum of everything emitted since it was last reset.
+    var checksum = SnapshotChecksum()
 
     mutating func flushIfFull(_ emit: ([UInt8]) -> Void) {
         if bytes.count >= 1 << 20 { flush(emit) }
@@ -162,7 +323,7 @@ private struct ByteWriter {
 
     mutating func flush(_ emit: ([UInt8]) -> Void) {
         guard !bytes.isEmpty else { return }
-        crc = bytes.withUnsafeBytes { CRC32.update(crc, $0) }
+        checksum.update(bytes)
         emit(bytes)
         bytes.removeAll(keepingCapacity: true)
     }

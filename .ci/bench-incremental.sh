@@ -1,0 +1,73 @@
+#!/bin/bash
+# Runs that should cost what changed, not what the book holds (issue 19, points 1 and 2),
+# timed against `cardsync serve` on loopback with the release `cardsync`:
+#   no-op sync right after a push, no-op sync in steady state, status / scan of an unchanged
+#   book, and 1% of the files edited by another program: sync, then the other book's sync.
+# Requests are counted from the server's request log (one line per request).
+# usage: .ci/bench-incremental.sh [COUNT] [WORKDIR]     (COUNT default 20000)
+set -euo pipefail
+count=${1:-20000}
+work=${2:-$(mktemp -d /tmp/cardsync-bench-incr.XXXXXX)}
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${CARDSYNC_BIN:-$here/.build/release/cardsync}
+[ -x "$bin" ] || { echo "no release build at $bin: swift build -c release --product cardsync" >&2; exit 1; }
+mkdir -p "$work"
+cd "$work"
+export CARDSYNC_ADMIN_PASSWORD=bench-pa55 CARDSYNC_PASSWORD=bench-pa55
+
+now() { date +%s.%N; }
+# timed LABEL CMD...: runs CMD, prints seconds and the requests the server logged meanwhile.
+timed() {
+    local label=$1; shift
+    local before after start end
+    before=$(wc -l < serve.log)
+    start=$(now)
+    "$@" > last.out 2> last.err || { echo "$label failed:" >&2; cat last.err >&2; exit 1; }
+    end=$(now)
+    after=$(wc -l < serve.log)
+    printf '%-58s %7.3f s %6d requests\n' "$label" "$(echo "$end - $start" | bc)" "$((after - before))"
+}
+
+echo "# $count cards (cardsync generate --seed 7 --version mixed), $(nproc) cores, $(date -u +%FT%TZ)"
+[ -f cards.vcf ] || "$bin" generate --count "$count" --seed 7 --version mixed -o cards.vcf > /dev/null
+rm -rf a b data serve.log
+"$bin" serve --data data --port 0 --admin admin > serve.out 2> serve.log &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q listening serve.out 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' serve.out | head -1)
+remote="http://admin@127.0.0.1:$port/contacts"
+
+"$bin" init a > /dev/null
+"$bin" remote a set "$remote" > /dev/null
+timed "import into a new book" "$bin" import cards.vcf --into a
+timed "first push" "$bin" sync a
+timed "no-op sync right after the push" "$bin" sync a
+timed "no-op sync, steady state" "$bin" sync a
+timed "no-op sync, steady state (again)" "$bin" sync a
+timed "status of the unchanged book" "$bin" status a
+timed "status of the unchanged book (again)" "$bin" status a
+timed "scan of the unchanged book" "$bin" scan a
+timed "scan of the unchanged book (again)" "$bin" scan a
+timed "floor: find -printf size/mtime/ctime/inode of every file" find a -maxdepth 1 -type f -printf '%s %T@ %C@ %i\n'
+"$bin" init b > /dev/null
+"$bin" remote b set "$remote" > /dev/null
+timed "first pull into an empty book (b)" "$bin" sync b
+timed "no-op sync of b, steady state" "$bin" sync b
+# 1% of a's files edited by another program (a NOTE added before END:VCARD).
+python3 - a "$count" <<'PY'
+import os, sys
+folder, count = sys.argv[1], int(sys.argv[2])
+names = sorted(n for n in os.listdir(folder) if n.endswith('.vcf'))
+for name in names[:: max(1, len(names) // max(1, count // 100))][: max(1, count // 100)]:
+    path = os.path.join(folder, name)
+    data = open(path, 'rb').read()
+    at = data.upper().rfind(b'END:VCARD')
+    open(path, 'wb').write(data[:at] + b'NOTE:edited by another program\r\n' + data[at:])
+PY
+timed "1% edited elsewhere: sync of a" "$bin" sync a
+timed "1% edited elsewhere: then the sync of b" "$bin" sync b
+timed "no-op sync of a right after that" "$bin" sync a
+sleep 2
+timed "no-op sync of a, 2 s later" "$bin" sync a
+echo "# index snapshot of a: $(stat -c %s a/.cardsync/index.bin) bytes; journal: $(stat -c %s a/.cardsync/journal.jsonl) bytes"

@@ -1,0 +1,90 @@
+/// What a run that finds nothing changed needs from the index, kept apart from the rest so that
+/// it can be read without decoding every contact: the journal position, the counts, the
+/// checkpoints, which contacts are not in step with each remote, and every tracked file's stamp.
+///
+/// Saved as the first section of the ``IndexSnapshot``; the rest (every record, card offset and
+/// sync state) is decoded only when a run needs it (``AddressBook`` loads it on first use).
+struct IndexSummary: Sendable, Equatable {
+    /// A file the index knows.
+    struct TrackedFile: Sendable, Equatable {
+        /// What the file looked like when it was last read, when that can be trusted.
+        var stamp: FileStamp?
+        /// Whether it holds live contacts.
+        var isLive: Bool
+    }
+
+    /// How a book stands with one remote.
+    struct RemoteTally: Sendable, Equatable {
+        /// The number of contacts the remote holds as this book does (live on both).
+        var synced: Int
+        /// The contacts whose content (or deletion) is not the one last synced: what a push sends.
+        var unsynced: [String]
+    }
+
+    var journalSize: Int64 = 0
+    var journalLines = 0
+    var lastSequence = 0
+    var lastScan: Int64 = 0
+    var liveCount = 0
+    var checkpoints: [String: String] = [:]
+    var checkpointTimes: [String: Int64] = [:]
+    /// For each remote with sync state or a checkpoint.
+    var remotes: [String: RemoteTally] = [:]
+    /// Every file with live contacts or a stamp, by name.
+    var files: [String: TrackedFile] = [:]
+    /// The number of ``files`` with live contacts (set with them).
+    var liveFileCount = 0
+
+    init() {}
+
+    /// The summary of `index`.
+    init(of index: BookIndex) {
+        journalSize = index.journalSize
+        journalLines = index.journalLines
+        lastSequence = index.lastSequence
+        lastScan = index.lastScan
+        liveCount = index.liveCount
+        checkpoints = index.checkpoints
+        checkpointTimes = index.checkpointTimes
+        for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
+            let states = index.syncStates[remote] ?? [:]
+            remotes[remote] = RemoteTally(synced: states.values.filter { $0.hash != nil }.count,
+                                          unsynced: index.unsyncedUIDs(states: states))
+        }
+        files.reserveCapacity(index.uidsByFile.count + index.stamps.count / 8)
+        for file in index.uidsByFile.keys { files[file] = TrackedFile(stamp: index.stamps[file], isLive: true) }
+        for (file, stamp) in index.stamps where files[file] == nil { files[file] = TrackedFile(stamp: stamp, isLive: false) }
+        liveFileCount = index.uidsByFile.count
+    }
+
+    /// Applies a `checkpoint` event appended after the summary was made (the only kind of event
+    /// a book applies without loading its whole index).
+    mutating func applyCheckpoint(_ event: JournalEvent) {
+        lastSequence = max(lastSequence, event.sequence)
+        guard let remote = event.remote, let position = event.checkpoint else { return }
+        if position.isEmpty {
+            checkpoints[remote] = nil
+            remotes[remote] = nil
+        } else {
+            checkpoints[remote] = position
+        }
+        checkpointTimes[remote] = event.timestamp
+    }
+}
+
+extension BookIndex {
+    /// The contacts whose content is not the one last synced (`states`): live ones with other
+    /// content, and deleted ones the remote still holds; sorted.
+    func unsyncedUIDs(states: [String: RemoteSyncState]) -> [String] {
+        var uids: [String] = []
+        for record in records.values where record.hash != nil || states[record.uid] != nil {
+            let state = states[record.uid]
+            if let hash = record.hash {
+                if state?.hash != hash { uids.append(record.uid) }
+            } else if let state, state.hash != nil {
+                uids.append(record.uid)
+            }
+        }
+        return uids.sorted()
+    }
+}
