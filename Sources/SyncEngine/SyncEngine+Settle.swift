@@ -1,6 +1,7 @@
 import ContactStore
 import CouchClient
 import VCardKit
+import JSONText
 
 /// What the remote holds for one contact document.
 enum RemoteSide: Sendable {
@@ -97,14 +98,15 @@ extension SyncEngine {
         // Both sides changed.
         let local = localHash == nil ? nil : await localCard()
         let remoteCard: VCard? = if case .live(let decoded) = remoteSide { decoded.card } else { nil }
+        let deletion: Deletion? = if case .deleted(let revision) = remoteSide { await deletion(uid: uid, revision: revision) } else { nil }
         let remoteEdited: Int64? = switch remoteSide {
         case .live(let decoded): decoded.editTime
-        case .deleted(let revision): await deletionTime(uid: uid, revision: revision)
+        case .deleted: deletion?.time
         case .missing: nil
         }
         var localSide = ConflictSide(card: local?.card, edited: record?.editTime)
-        if let localHash, case .deleted(let revision) = remoteSide {
-            localSide.isTheVersionDeletedThere = await deletedVersionHash(uid: uid, tombstone: revision) == localHash
+        if let localHash, let deletion {
+            localSide.isTheVersionDeletedThere = await deletedVersionHash(deletion) == localHash
         }
         var remoteVersionSide = ConflictSide(card: remoteCard, edited: remoteEdited)
         if local == nil, case .live(let decoded) = remoteSide {
@@ -141,28 +143,37 @@ extension SyncEngine {
         return settlement
     }
 
-    /// When the server's tombstone at `revision` says the contact was deleted (its `edited`,
-    /// else `updated`), or `nil`. One request, made only for a conflict, for the report: an edit
-    /// wins over a deletion whatever their times.
-    func deletionTime(uid: String, revision: String) async -> Int64? {
-        guard !revision.isEmpty,
-              let tombstone = try? await database.document(id: ContactDocument.documentID(forUID: uid), revision: revision)
-        else { return nil }
-        return (tombstone["edited"] ?? tombstone["updated"])?.stringValue.flatMap(ContactDocument.milliseconds(fromTimestamp:))
+    /// A deletion on the server: its tombstone, read with its revision history (one request,
+    /// made only for a conflict with a deletion).
+    struct Deletion {
+        var id: String
+        var tombstone: JSONObject
+
+        /// When the contact was deleted, when the tombstone says.
+        var time: Int64? {
+            (tombstone["edited"] ?? tombstone["updated"])?.stringValue.flatMap(ContactDocument.milliseconds(fromTimestamp:))
+        }
+
+        /// The revision the tombstone deleted (its parent).
+        var deletedRevision: String? {
+            guard let history = tombstone["_revisions"], let start = history["start"]?.intValue,
+                  let ids = history["ids"]?.arrayValue, ids.count > 1, let parentID = ids[1].stringValue else { return nil }
+            return "\(start - 1)-\(parentID)"
+        }
     }
 
-    /// The content hash of the version a tombstone deleted (its parent revision), when the
-    /// server still has that revision's body; one or two requests, made only for a conflict
-    /// between a local version and a deletion.
-    func deletedVersionHash(uid: String, tombstone revision: String) async -> ContentHash? {
+    func deletion(uid: String, revision: String) async -> Deletion? {
         let id = ContactDocument.documentID(forUID: uid)
-        guard !revision.isEmpty,
-              let deleted = try? await database.document(id: id, revision: revision, revisions: true),
-              let history = deleted["_revisions"], let start = history["start"]?.intValue,
-              let ids = history["ids"]?.arrayValue, ids.count > 1, let parentID = ids[1].stringValue,
-              var parent = try? await database.document(id: id, revision: "\(start - 1)-\(parentID)")
-        else { return nil }
-        if parent["_rev"] == nil { parent["_rev"] = .string("\(start - 1)-\(parentID)") }
+        guard !revision.isEmpty, let tombstone = try? await database.document(id: id, revision: revision, revisions: true) else { return nil }
+        return Deletion(id: id, tombstone: tombstone)
+    }
+
+    /// The content hash of the version `deletion` deleted, when the server still has that
+    /// revision's body (one more request).
+    func deletedVersionHash(_ deletion: Deletion) async -> ContentHash? {
+        guard let revision = deletion.deletedRevision,
+              var parent = try? await database.document(id: deletion.id, revision: revision) else { return nil }
+        if parent["_rev"] == nil { parent["_rev"] = .string(revision) }
         return (try? ContactDocument.decode(parent))?.hash
     }
 
