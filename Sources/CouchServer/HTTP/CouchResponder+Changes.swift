@@ -147,6 +147,9 @@ extension CouchResponder {
             })
         }
         return CouchResponse(status: .ok, body: .stream { writer in
+            // The wait is timed from when the answer starts, so a busy server still sends at least
+            // one heartbeat for a wait longer than the interval.
+            let deadline = ContinuousClock.now + query.timeout
             var since = query.since
             while true {
                 let page = try await changeRows(database, query)
@@ -159,7 +162,9 @@ extension CouchResponder {
                 since = max(since, page.lastSequence)
                 let remaining = deadline - ContinuousClock.now
                 await database.waitForChange(after: since, timeout: min(remaining, heartbeat))
-                if await database.updateSequence <= since, ContinuousClock.now < deadline {
+                // A wait that ended without a change is one heartbeat, even if it reached the
+                // deadline: the newline before the final body is harmless to every client.
+                if await database.updateSequence <= since {
                     try await writer.write(ByteBuffer(bytes: [0x0A]))
                 }
             }
