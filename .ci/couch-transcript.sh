@@ -3,7 +3,9 @@
 # and compares the answers with real CouchDB 3.5's (../shared/couchdb/transcript-*.jsonl).
 # Exits with the compare's status: 0 when every step matches.
 #
-# Usage: .ci/couch-transcript.sh [PATH/TO/cardsync]
+# Usage: [COUCH_TRANSCRIPT_SET=core|api2|all] .ci/couch-transcript.sh [PATH/TO/cardsync]
+#   The set defaults to core (the synchronizer's requests); api2 is the wider document API;
+#   all runs both against the same server and fails if either fails.
 #   Without an argument it builds the cardsync product (swift build) and uses that binary.
 #   A path ending in .xctest runs the test bundle's child-process server instead (for use
 #   before `serve` is registered in the CLI).
@@ -12,7 +14,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 shared=${CARDSYNC_SHARED:-"$repo/../shared"}
-reference="$shared/couchdb/transcript-couchdb-3.5.0.jsonl"
+transcript_set=${COUCH_TRANSCRIPT_SET:-core}
+case "$transcript_set" in
+    core) sets=(core) ;;
+    api2) sets=(api2) ;;
+    all) sets=(core api2) ;;
+    *) echo "couch-transcript: COUCH_TRANSCRIPT_SET must be core, api2 or all, not '$transcript_set'" >&2; exit 64 ;;
+esac
 
 binary=${1:-}
 if [[ -z "$binary" ]]; then
@@ -59,8 +67,17 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 
-out=${COUCH_TRANSCRIPT_OUT:-"$work/transcript-cardsync.jsonl"}
-python3 "$shared/couchdb/record_couch_transcript.py" "$base" admin secret "$out" >&2
 status=0
-python3 "$shared/couchdb/compare_couch_transcripts.py" "$reference" "$out" || status=$?
+for set in "${sets[@]}"; do
+    if [[ "$set" == core ]]; then
+        reference="$shared/couchdb/transcript-couchdb-3.5.0.jsonl"
+    else
+        reference="$shared/couchdb/transcript-couchdb-3.5.0-$set.jsonl"
+    fi
+    out=${COUCH_TRANSCRIPT_OUT:-"$work"}/transcript-cardsync-$set.jsonl
+    [[ -d "${COUCH_TRANSCRIPT_OUT:-$work}" ]] || out=${COUCH_TRANSCRIPT_OUT}
+    python3 "$shared/couchdb/record_couch_transcript.py" "$base" admin secret "$out" --set "$set" >&2
+    echo "[$set transcript]"
+    python3 "$shared/couchdb/compare_couch_transcripts.py" "$reference" "$out" || status=$?
+done
 exit "$status"
