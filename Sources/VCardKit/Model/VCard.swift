@@ -11,7 +11,16 @@
 /// ```
 public struct VCard: Sendable {
     /// The properties, in order, including `VERSION`.
-    public var properties: [VCardProperty]
+    public var properties: [VCardProperty] {
+        // Any change to the list or to one of its properties: the card is no longer its bytes.
+        didSet { originalText = nil }
+    }
+
+    /// The card's whole text as read, from `BEGIN:VCARD` to the line end after `END:VCARD`, while
+    /// nothing of the card has changed: it is then exactly `originalBegin`, every property's
+    /// `original` and `originalEnd` one after the other (they share its storage), and
+    /// ``VCardWriter`` copies it as one block.
+    var originalText: ArraySlice<UInt8>?
 
     /// The bytes of the `BEGIN` line as read (with its line end and anything up to the first
     /// property), for byte-exact write-back.
@@ -91,6 +100,7 @@ public struct VCard: Sendable {
     public mutating func forgetOriginalFormatting() {
         originalBegin = nil
         originalEnd = nil
+        originalText = nil
         blankLinesBefore = []
         for index in properties.indices { properties[index].original = nil }
     }

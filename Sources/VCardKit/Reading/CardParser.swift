@@ -14,6 +14,8 @@ struct CardParser {
     private var declaredVersion: String?
     private var scratch: [UInt8] = []
     private var segments: [Segment] = []
+    /// The bytes of the parameter value being read, reused from one parameter to the next.
+    private var parameterValue: [UInt8] = []
 
     /// Where a piece of an unfolded logical line comes from, to locate diagnostics.
     private struct Segment {
@@ -22,9 +24,9 @@ struct CardParser {
         var offsetInLine: Int
     }
 
-    /// A property being built: its parsed parts and the range of lines it came from.
-    private struct Pending {
-        var property: VCardProperty
+    /// Where a property being built came from: its first line and its original bytes (kept
+    /// beside the properties, so that the properties are built in place and never copied).
+    private struct Span {
         var firstLine: Int
         var originalStart: Int
         var originalEnd: Int
@@ -50,7 +52,10 @@ struct CardParser {
     mutating func parse() -> VCard? {
         detectVersion()
         checkLineEndings()
-        var pending: [Pending] = []
+        var properties: [VCardProperty] = []
+        var spans: [Span] = []
+        properties.reserveCapacity(lines.count)
+        spans.reserveCapacity(lines.count)
         let last = lines.count - 1
         let beginEnd = lines[0].end
         var beginOriginalEnd = beginEnd
@@ -63,20 +68,20 @@ struct CardParser {
             let line = lines[index]
             if line.isEmpty || isWhitespaceOnly(line) && !startsWithWhitespace(line) {
                 // vCard 2.1 ends a base64 block with a blank line: that one is expected.
-                let endsBase64Block = version == .v2_1 && (pending.last?.property.isInlineBinary ?? false)
+                let endsBase64Block = version == .v2_1 && (properties.last?.isInlineBinary ?? false)
                     && (index == 0 || !lines[index - 1].isEmpty)
                 if !sawBlank && !endsBase64Block {
                     warn(.blankLine, "blank line inside a card was ignored", line: index, offset: 0)
                     sawBlank = true
                 }
-                extendTrivia(&pending, &beginOriginalEnd, to: line.end)
+                extendTrivia(&spans, &beginOriginalEnd, to: line.end)
                 index += 1
                 continue
             }
             if startsWithWhitespace(line) {
                 error(.continuationWithoutProperty, "a folded continuation line with no property before it was ignored",
                       line: index, offset: 0)
-                extendTrivia(&pending, &beginOriginalEnd, to: line.end)
+                extendTrivia(&spans, &beginOriginalEnd, to: line.end)
                 index += 1
                 continue
             }
@@ -84,18 +89,18 @@ struct CardParser {
                 // A card nested without an AGENT line before it (vCard 2.1 writers do this).
                 let end = endOfNestedCard(openedAt: index, last: last)
                 let value = TextEscaping.escape(String(decoding: bytes[line.start..<lines[end - 1].end], as: UTF8.self).replacingLineEndsWithLF())
-                if let agent = pending.last?.property, agent.traits.upperName == "AGENT", agent.rawValue.isEmpty,
+                if let agent = properties.last, agent.traits.upperName == "AGENT", agent.rawValue.isEmpty,
                    (lastPropertyEnd..<index).allSatisfy({ isWhitespaceOnly(lines[$0]) }) {
                     // `AGENT:`, blank lines, then the card: the blank lines were reported.
-                    pending[pending.count - 1].property.rawValue = value
+                    properties[properties.count - 1].rawValue = value
                 } else {
                     warn(.nestedCardWithoutAgent, "a card is nested in this card without an AGENT line before it; it was read as the card's AGENT",
                          line: index, offset: 0)
-                    pending.append(Pending(property: VCardProperty(group: nil, name: "AGENT", traits: PropertyTraits.of("AGENT"), parameters: [],
-                                                                   rawValue: value, original: nil, line: line.number),
-                                           firstLine: index, originalStart: line.start, originalEnd: line.start))
+                    properties.append(VCardProperty(group: nil, name: "AGENT", traits: PropertyTraits.of("AGENT"), parameters: [],
+                                                    rawValue: value, original: nil, line: line.number))
+                    spans.append(Span(firstLine: index, originalStart: line.start, originalEnd: line.start))
                 }
-                extendTrivia(&pending, &beginOriginalEnd, to: lines[end - 1].end)
+                extendTrivia(&spans, &beginOriginalEnd, to: lines[end - 1].end)
                 lastPropertyEnd = end
                 index = end
                 continue
@@ -103,28 +108,26 @@ struct CardParser {
             let (assembledEnd, nestedCard) = assemble(from: index, last: last)
             switch parseLogicalLine(firstLine: index, nestedCard: nestedCard) {
             case .property(let property):
-                pending.append(Pending(property: property, firstLine: index,
-                                       originalStart: line.start, originalEnd: lines[assembledEnd - 1].end))
+                properties.append(property)
+                spans.append(Span(firstLine: index, originalStart: line.start, originalEnd: lines[assembledEnd - 1].end))
                 lastPropertyEnd = assembledEnd
             case .notAContentLine:
-                if index == lastPropertyEnd && scratch.first != 0x23 && !looksLikeProperty(line), let previous = pending.indices.last {
-                    continueValue(of: &pending[previous].property, line: index)
+                if index == lastPropertyEnd && scratch.first != 0x23 && !looksLikeProperty(line), let previous = properties.indices.last {
+                    continueValue(of: &properties[previous], line: index)
                     lastPropertyEnd = assembledEnd
                 } else {
                     error(.notAContentLine,
                           "line is not a content line (no ':' after a property name\(scratch.first == 0x23 ? "; vCard has no comments" : "")); it was ignored: \(preview(0..<scratch.count))",
                           line: index, offset: 0)
                 }
-                extendTrivia(&pending, &beginOriginalEnd, to: lines[assembledEnd - 1].end)
+                extendTrivia(&spans, &beginOriginalEnd, to: lines[assembledEnd - 1].end)
             case .unreadable:
-                extendTrivia(&pending, &beginOriginalEnd, to: lines[assembledEnd - 1].end)
+                extendTrivia(&spans, &beginOriginalEnd, to: lines[assembledEnd - 1].end)
             }
             index = assembledEnd
         }
-        let properties = pending.map { item -> VCardProperty in
-            var property = item.property
-            property.original = bytes[item.originalStart..<item.originalEnd]
-            return property
+        for index in properties.indices {
+            properties[index].original = bytes[spans[index].originalStart..<spans[index].originalEnd]
         }
         let endLine = lines[last]
         var card = VCard(properties: properties,
@@ -133,12 +136,15 @@ struct CardParser {
                          blankLinesBefore: blankLinesBefore,
                          location: SourceLocation(source: sourceName, line: lines[0].number, column: 1),
                          sourceVersion: version)
-        checkCard(&card, firstLines: pending.map(\.firstLine))
+        // Every property keeps its original bytes, which follow each other: the card's text is
+        // the whole frame, written back as one block while nothing changes.
+        card.originalText = bytes[...]
+        checkCard(&card, firstLines: spans.map(\.firstLine))
         return card
     }
 
-    private func extendTrivia(_ pending: inout [Pending], _ beginEnd: inout Int, to end: Int) {
-        if pending.isEmpty { beginEnd = end } else { pending[pending.count - 1].originalEnd = end }
+    private func extendTrivia(_ spans: inout [Span], _ beginEnd: inout Int, to end: Int) {
+        if spans.isEmpty { beginEnd = end } else { spans[spans.count - 1].originalEnd = end }
     }
 
     /// Whether the line ends in `:VCARD` (any case, trailing white space ignored): a cheap test
@@ -249,13 +255,18 @@ struct CardParser {
     }
 
     private mutating func checkLineEndings() {
-        var kinds = Set<Int>()
+        // One bit per kind of line end: LF, CR, CRLF, CR CR LF.
+        var kinds: UInt8 = 0
         for line in lines where line.end > line.contentEnd {
-            kinds.insert(line.end - line.contentEnd == 1 ? Int(bytes[line.contentEnd]) : line.end - line.contentEnd == 3 ? 3 : 2)
+            switch line.end - line.contentEnd {
+            case 1: kinds |= bytes[line.contentEnd] == 0x0A ? 1 : 2
+            case 2: kinds |= 4
+            default: kinds |= 8
+            }
         }
-        if kinds.contains(3) {
+        if kinds & 8 != 0 {
             warn(.lineEnding, "lines end in CR CR LF; read as one line end each", line: 0, offset: 0)
-        } else if kinds.count > 1 {
+        } else if kinds.nonzeroBitCount > 1 {
             warn(.lineEnding, "the card mixes line ends (CRLF, LF, CR); each was read as a line end", line: 0, offset: 0)
         }
     }
@@ -482,8 +493,8 @@ struct CardParser {
             return .unreadable
         }
         let group = groupEnd.map { String(decoding: scratch[0..<$0], as: UTF8.self) }
-        let name = String(decoding: scratch[nameStart..<i], as: UTF8.self)
-        let traits = PropertyTraits.of(name)
+        let nameEnd = i
+        let (name, traits) = scratch.withUnsafeBufferPointer { PropertyTraits.named(UnsafeBufferPointer(rebasing: $0[nameStart..<nameEnd])) }
         if !isValidName(nameStart..<i) || groupEnd.map({ !isValidName(0..<$0) }) == true {
             warn(.invalidPropertyName, "property name \"\(group.map { $0 + "." } ?? "")\(name)\" has characters names cannot have; it was kept as written",
                  logical: 0)
@@ -548,6 +559,9 @@ struct CardParser {
         i += 1
         var values: [String] = []
         var current: [UInt8] = []
+        swap(&current, &parameterValue)
+        current.removeAll(keepingCapacity: true)
+        defer { swap(&current, &parameterValue) }
         var quoted = false
         let isType = name.equalsIgnoringASCIICase("TYPE")
         // LABEL, GEO and TZ hold one value that may itself contain commas.
@@ -628,10 +642,22 @@ struct CardParser {
             // The common case: UTF-8 text that needs no decoding.
             let (control, nonASCII) = scratch.withUnsafeBufferPointer { p -> (Int?, Bool) in
                 var nonASCII = false
-                for k in range {
+                var k = range.lowerBound
+                // Eight bytes at a time while no byte is below 0x20 (a control character or a tab).
+                if let base = p.baseAddress {
+                    let raw = UnsafeRawPointer(base)
+                    while k &+ 8 <= range.upperBound {
+                        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: UInt64.self))
+                        if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                        if word & 0x8080_8080_8080_8080 != 0 { nonASCII = true }
+                        k &+= 8
+                    }
+                }
+                while k < range.upperBound {
                     let b = p[k]
                     if b < 0x20 && b != 0x09 { return (k, nonASCII) }
                     if b >= 0x80 { nonASCII = true }
+                    k += 1
                 }
                 return (nil, nonASCII)
             }
@@ -758,8 +784,8 @@ struct CardParser {
         var hasN = false
         // (name, first index, second index) of properties that appear at most once.
         var singulars: [(name: String, first: Int, second: Int?)] = []
-        for (index, property) in card.properties.enumerated() {
-            let traits = property.traits
+        for index in card.properties.indices {
+            let traits = card.properties[index].traits
             switch traits.upperName {
             case "VERSION": versions.append(index)
             case "UID": uids.append(index)
@@ -774,7 +800,7 @@ struct CardParser {
                     }
                 }
             }
-            checkProperty(property, line: index)
+            checkProperty(card.properties[index], line: index)
         }
         if version == .v4_0, let first = card.properties.first, !first.hasName("VERSION"), declaredVersion != nil {
             warn(.versionNotFirst, "VERSION should come right after BEGIN:VCARD in vCard 4.0", line: 0, offset: 0)
@@ -864,7 +890,8 @@ struct CardParser {
 
     private mutating func checkParameter(_ parameter: VCardParameter, of property: String, line: Int) {
         let name = parameter.name.asciiUppercased
-        if !parameter.isNameless && !name.hasPrefix("X-") && !Self.knownParameters.contains(name) {
+        if !parameter.isNameless && name != "TYPE" && name != "PREF" && name != "VALUE" && name != "ENCODING"
+            && !name.utf8.starts(with: "X-".utf8) && !Self.knownParameters.contains(name) {
             warn(.invalidParameterName, "parameter \(parameter.name) is neither registered nor an X- extension; it was kept",
                  line: line, offset: 0)
         }

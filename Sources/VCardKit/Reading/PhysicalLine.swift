@@ -70,3 +70,32 @@ extension UnsafeBufferPointer<UInt8> {
         return (.none, grouped)
     }
 }
+
+extension UnsafeBufferPointer<UInt8> {
+    /// The index of the first CR or LF in `start..<end`, or `end` when there is none.
+    ///
+    /// Eight bytes at a time: a byte equal to CR or LF becomes zero after an exclusive or with it,
+    /// and `(x - 0x01…01) & ~x & 0x80…80` marks zero bytes (a borrow can only mark bytes above a
+    /// true zero, so the lowest mark is always exact).
+    @inline(__always)
+    func firstLineBreak(from start: Int, to end: Int) -> Int {
+        var index = start
+        if let base = baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index &+ 8 <= end {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let lf = word ^ 0x0A0A_0A0A_0A0A_0A0A
+                let cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+                let marks = ((lf &- 0x0101_0101_0101_0101) & ~lf | (cr &- 0x0101_0101_0101_0101) & ~cr) & 0x8080_8080_8080_8080
+                if marks != 0 { return index &+ marks.trailingZeroBitCount >> 3 }
+                index &+= 8
+            }
+        }
+        while index < end {
+            let byte = self[index]
+            if byte == 0x0A || byte == 0x0D { return index }
+            index += 1
+        }
+        return end
+    }
+}

@@ -257,14 +257,8 @@ public struct VCardParser: Sendable {
                 discardingLongLine = false
             }
             // Find the end of the line.
-            var found = false
-            buffer.withUnsafeBufferPointer { p in
-                while index < count {
-                    let b = p[index]
-                    if b == 0x0A || b == 0x0D { found = true; break }
-                    index += 1
-                }
-            }
+            index = buffer.withUnsafeBufferPointer { $0.firstLineBreak(from: index, to: count) }
+            let found = index < count
             if !found {
                 if count - scanPosition > options.maximumLineBytes {
                     tooLongLine()

@@ -39,12 +39,73 @@ struct PropertyTraits: Sendable, Hashable {
     var upperName: String
 
     static func of(_ name: String) -> PropertyTraits {
+        if let found = name.utf8.withContiguousStorageIfAvailable({ registered($0) }), let (known, _) = found { return known }
         let upper = name.asciiUppercased
         if let known = table[upper] { return known }
         let isExtension = upper.utf8.count > 2 && upper.utf8.starts(with: "X-".utf8)
         return PropertyTraits(kind: .unknown, isKnown: false, isOnlyIn3: false, isOnlyIn4: false, isSingular: false,
                               isExtension: isExtension, upperName: upper)
     }
+
+    /// The name written in `bytes` as a `String`, and its traits. A registered name written in
+    /// upper case (nearly all of them) shares the table's string instead of making one.
+    static func named(_ bytes: UnsafeBufferPointer<UInt8>) -> (name: String, traits: PropertyTraits) {
+        if let (known, exact) = registered(bytes) {
+            return (exact ? known.upperName : String(decoding: bytes, as: UTF8.self), known)
+        }
+        let name = String(decoding: bytes, as: UTF8.self)
+        return (name, of(name))
+    }
+
+    /// The traits of a registered name, compared ignoring ASCII case, and whether `bytes` spell
+    /// it in upper case exactly; `nil` for any other name. No hashing and no `String`: the name is
+    /// packed into three words and compared with the packed registered names.
+    @inline(__always)
+    private static func registered(_ bytes: UnsafeBufferPointer<UInt8>) -> (PropertyTraits, exact: Bool)? {
+        guard let packed = PackedName(bytes) else { return nil }
+        let keys = registeredKeys
+        for index in keys.indices where keys[index] == packed.upper {
+            return (registeredTraits[index], packed.upper == packed.asWritten)
+        }
+        return nil
+    }
+
+    /// A name of at most 24 ASCII bytes packed into three words (and its length), as written and
+    /// with ASCII letters upper-cased.
+    private struct PackedName {
+        struct Words: Equatable { var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0, count = 0 }
+        var upper = Words()
+        var asWritten = Words()
+
+        @inline(__always)
+        init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard !bytes.isEmpty, bytes.count <= 24 else { return nil }
+            upper.count = bytes.count
+            asWritten.count = bytes.count
+            for k in 0..<bytes.count {
+                let byte = bytes[k]
+                guard byte < 0x80 else { return nil }
+                let up = byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte
+                let shift = UInt64((k & 7) * 8)
+                switch k >> 3 {
+                case 0: upper.a |= UInt64(up) << shift; asWritten.a |= UInt64(byte) << shift
+                case 1: upper.b |= UInt64(up) << shift; asWritten.b |= UInt64(byte) << shift
+                default: upper.c |= UInt64(up) << shift; asWritten.c |= UInt64(byte) << shift
+                }
+            }
+        }
+    }
+
+    /// The registered names, packed, and their traits at the same index.
+    private static let registeredKeys: ContiguousArray<PackedName.Words> = ContiguousArray(registeredNames.map { name in
+        Array(name.utf8).withUnsafeBufferPointer { PackedName($0)!.upper }
+    })
+    private static let registeredTraits: ContiguousArray<PropertyTraits> = ContiguousArray(registeredNames.map { table[$0]! })
+    /// The most common names first: the search stops at the first match.
+    private static let registeredNames: [String] = {
+        let common = ["VERSION", "FN", "N", "TEL", "EMAIL", "ADR", "ORG", "TITLE", "UID", "REV", "NOTE", "URL", "BDAY", "PHOTO", "LABEL"]
+        return common + table.keys.filter { !common.contains($0) && $0.utf8.count <= 24 }.sorted()
+    }()
 
     private static let table: [String: PropertyTraits] = {
         var table: [String: PropertyTraits] = [:]

@@ -111,6 +111,11 @@ public struct VCardWriter: Sendable {
     }
 
     private func appendOriginal(_ card: VCard, into output: inout [UInt8]) {
+        if let text = card.originalText, let begin = card.originalBegin, Self.isReadableBegin(begin) {
+            // Nothing changed since the card was read: its text as one block.
+            output.append(contentsOf: text)
+            return
+        }
         if let begin = card.originalBegin, Self.isReadableBegin(begin) {
             output.append(contentsOf: begin)
         } else {
