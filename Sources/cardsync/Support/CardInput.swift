@@ -40,16 +40,24 @@ enum CardInput {
         var parser = VCardParser(framingOnly: path, options: options)
         var summary = Summary(path: path)
         var frames: [VCardFrame] = []
-        func flush() throws(CommandFailure) {
-            guard !frames.isEmpty else { return }
-            let results = parseInParallel(frames, render: render)
-            frames.removeAll(keepingCapacity: true)
-            for result in results {
+        // The batch being parsed on the other threads while this one finds the cards of the next.
+        var inFlight: BatchInFlight?
+        func finishInFlight() throws(CommandFailure) {
+            guard let batch = inFlight else { return }
+            inFlight = nil
+            for result in batch.results() {
                 summary.cards += result.cards
                 summary.diagnostics.append(contentsOf: result.diagnostics)
                 try output(result.bytes)
             }
             reading.read(0, cards: summary.cards)
+        }
+        func flush() throws(CommandFailure) {
+            guard !frames.isEmpty else { return }
+            try finishInFlight()
+            inFlight = BatchInFlight(frames, render: render)
+            frames = []
+            frames.reserveCapacity(batchSize)
         }
         func consume(_ chunk: [UInt8]) throws(CommandFailure) {
             parser.feed(chunk)
@@ -67,6 +75,7 @@ enum CardInput {
         parser.finish()
         while let frame = parser.nextFrame() { frames.append(frame) }
         try flush()
+        try finishInFlight()
         summary.diagnostics.append(contentsOf: parser.takeDiagnostics())
         summary.blankLinesAtEnd = parser.blankLinesAtEnd
         summary.diagnostics.sort { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
@@ -128,6 +137,29 @@ enum CardInput {
         if let failure { throw failure }
         if !pending.isEmpty { try output(pending) }
         return summary
+    }
+
+    /// A batch of cards parsed and rendered on a background thread (itself spreading the work
+    /// over every core) while the caller finds the cards of the next batch; ``results()`` waits
+    /// for it.
+    private final class BatchInFlight: @unchecked Sendable {
+        // `parts` is written once on the background thread before `done` is signalled, and read
+        // only after waiting for `done`: the semaphore orders the two accesses.
+        private var parts: [PartResult] = []
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ frames: [VCardFrame], render: @escaping @Sendable (VCard, inout [UInt8]) -> [Diagnostic]) {
+            DispatchQueue.global().async { [self] in
+                parts = CardInput.parseInParallel(frames, render: render)
+                done.signal()
+            }
+        }
+
+        /// The parts of the batch, in input order, once they are ready.
+        func results() -> [PartResult] {
+            done.wait()
+            return parts
+        }
     }
 
     private struct PartResult: Sendable {
