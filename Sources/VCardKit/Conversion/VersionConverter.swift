@@ -42,9 +42,8 @@ public enum VersionConverter {
             properties = mergeLabels(properties, notes: &notes, card: card)
             properties = mergeSortString(properties, notes: &notes, card: card)
         }
-        var result = VCard(version: nil, properties: properties)
-        result.sourceVersion = target
-        result.location = card.location
+        // The list becomes the card's own (not appended property by property to an empty one).
+        let result = VCard(properties: properties, originalBegin: nil, originalEnd: nil, location: card.location, sourceVersion: target)
         return (result, notes)
     }
 

@@ -773,52 +773,68 @@ struct CardParser {
     // MARK: - Card checks
 
     private mutating func checkCard(_ card: inout VCard, firstLines: [Int]) {
-        func line(of property: Int) -> Int { firstLines[property] }
         if card.properties.isEmpty {
             error(.emptyCard, "card has no properties: nothing that can be read stands between BEGIN:VCARD and END:VCARD", line: 0, offset: 0)
             return
         }
-        var versions: [Int] = []
-        var uids: [Int] = []
+        // Counts and second occurrences instead of lists: nothing is allocated for a card
+        // without duplicates.
+        var versionCount = 0, secondVersion = 0
+        var uidCount = 0, secondUID = 0
         var hasFN = false
         var hasN = false
-        // (name, first index, second index) of properties that appear at most once.
-        var singulars: [(name: String, first: Int, second: Int?)] = []
-        for index in card.properties.indices {
-            let traits = card.properties[index].traits
-            switch traits.upperName {
-            case "VERSION": versions.append(index)
-            case "UID": uids.append(index)
-            case "FN": hasFN = true
-            default:
-                if traits.upperName == "N" { hasN = true }
-                if traits.isSingular {
-                    if let seen = singulars.firstIndex(where: { $0.name == traits.upperName }) {
-                        if singulars[seen].second == nil { singulars[seen].second = index }
-                    } else {
-                        singulars.append((traits.upperName, index, nil))
-                    }
+        var singularsSeen: UInt16 = 0
+        var singularRepeats = false
+        card.properties.withUnsafeBufferPointer { properties in
+            for index in properties.indices {
+                let traits = properties[index].traits
+                switch traits.role {
+                case .version:
+                    versionCount += 1
+                    if versionCount == 2 { secondVersion = index }
+                case .uid:
+                    uidCount += 1
+                    if uidCount == 2 { secondUID = index }
+                case .formattedName: hasFN = true
+                default:
+                    if traits.role == .name { hasN = true }
+                    if traits.singularBit & singularsSeen != 0 { singularRepeats = true }
+                    singularsSeen |= traits.singularBit
                 }
+                checkProperty(properties[index], line: firstLines[index])
             }
-            checkProperty(card.properties[index], line: index)
         }
         if version == .v4_0, let first = card.properties.first, !first.hasName("VERSION"), declaredVersion != nil {
             warn(.versionNotFirst, "VERSION should come right after BEGIN:VCARD in vCard 4.0", line: 0, offset: 0)
         }
-        if versions.count > 1 {
-            warn(.duplicateVersion, "card has \(versions.count) VERSION properties; the first was used", line: line(of: versions[1]), offset: 0)
+        if versionCount > 1 {
+            warn(.duplicateVersion, "card has \(versionCount) VERSION properties; the first was used", line: firstLines[secondVersion], offset: 0)
         }
-        if uids.count > 1 {
-            error(.duplicateUID, "card has \(uids.count) UID properties; a card has one identity (remove all but one UID)",
-                  line: line(of: uids[1]), offset: 0)
+        if uidCount > 1 {
+            error(.duplicateUID, "card has \(uidCount) UID properties; a card has one identity (remove all but one UID)",
+                  line: firstLines[secondUID], offset: 0)
         }
-        for singular in singulars {
-            if let second = singular.second {
-                warn(.duplicateSingleProperty, "\(singular.name) appears more than once; it should appear at most once",
-                     line: line(of: second), offset: 0)
+        if singularRepeats {
+            // (name, first index, second index) of properties that appear at most once, in the
+            // order of their first appearance.
+            var singulars: [(name: String, first: Int, second: Int?)] = []
+            for index in card.properties.indices {
+                let traits = card.properties[index].traits
+                guard traits.isSingular, traits.role != .version, traits.role != .uid, traits.role != .formattedName else { continue }
+                if let seen = singulars.firstIndex(where: { $0.name == traits.upperName }) {
+                    if singulars[seen].second == nil { singulars[seen].second = index }
+                } else {
+                    singulars.append((traits.upperName, index, nil))
+                }
+            }
+            for singular in singulars {
+                if let second = singular.second {
+                    warn(.duplicateSingleProperty, "\(singular.name) appears more than once; it should appear at most once",
+                         line: firstLines[second], offset: 0)
+                }
             }
         }
-        if versions.isEmpty && !hasFN {
+        if versionCount == 0 && !hasFN {
             let message = "card has neither VERSION nor FN: nothing says which vCard it is or whom it describes (add VERSION and FN)"
             if options.requiresVersionOrFormattedName {
                 error(.missingVersionAndFormattedName, message, line: 0, offset: 0)
@@ -831,35 +847,37 @@ struct CardParser {
         if version == .v3_0 && !hasN {
             warn(.missingName, "card has no N (structured name), which vCard 3.0 requires", line: 0, offset: 0)
         }
+    }
 
-        func checkProperty(_ property: VCardProperty, line index: Int) {
-            let traits = property.traits
-            let lineIndex = firstLines[index]
-            if !traits.isExtension && !traits.isKnown {
-                warn(.propertyNotInVersion, "\(property.name) is neither a registered property nor an X- extension; it was kept", line: lineIndex, offset: 0)
-            }
-            if version == .v4_0 && traits.isOnlyIn3 {
-                warn(.propertyNotInVersion, "\(property.name) is not a vCard 4.0 property; it was kept", line: lineIndex, offset: 0)
-            }
-            if version == .v3_0 && traits.isOnlyIn4 {
-                warn(.propertyNotInVersion, "\(property.name) is a vCard 4.0 property in a 3.0 card; it was kept", line: lineIndex, offset: 0)
-            }
-            let expected: Int? = traits.upperName == "N" ? 5 : traits.upperName == "ADR" ? 7 : nil
-            if let expected, version != .v2_1, !property.rawValue.isEmpty {
-                let found = Self.countComponents(property.rawValue)
-                if found != expected {
-                    warn(.invalidValue, "\(traits.upperName) should have \(expected) components separated by ';' but has \(found); missing ones read as empty",
-                         line: lineIndex, offset: 0)
-                }
-            }
-            if version == .v3_0 && traits.kind == .binary && property.parameter("ENCODING") == nil
-                && property.parameter("VALUE") == nil && !property.rawValue.hasPrefix("data:") {
-                warn(.invalidValue, "\(property.name) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(property.rawValue.contains(":") ? "a URI" : "inline data")",
+    /// The checks of one property, whose first line is `lineIndex`.
+    private mutating func checkProperty(_ property: borrowing VCardProperty, line lineIndex: Int) {
+        let traits = property.traits
+        if !traits.isExtension && !traits.isKnown {
+            warn(.propertyNotInVersion, "\(property.name) is neither a registered property nor an X- extension; it was kept", line: lineIndex, offset: 0)
+        }
+        if version == .v4_0 && traits.isOnlyIn3 {
+            warn(.propertyNotInVersion, "\(property.name) is not a vCard 4.0 property; it was kept", line: lineIndex, offset: 0)
+        }
+        if version == .v3_0 && traits.isOnlyIn4 {
+            warn(.propertyNotInVersion, "\(property.name) is a vCard 4.0 property in a 3.0 card; it was kept", line: lineIndex, offset: 0)
+        }
+        let expected: Int? = traits.role == .name ? 5 : traits.role == .address ? 7 : nil
+        if let expected, version != .v2_1, !property.rawValue.isEmpty {
+            let found = Self.countComponents(property.rawValue)
+            if found != expected {
+                warn(.invalidValue, "\(traits.upperName) should have \(expected) components separated by ';' but has \(found); missing ones read as empty",
                      line: lineIndex, offset: 0)
             }
-            if property.parameters.isEmpty { return }
-            for parameter in property.parameters {
-                checkParameter(parameter, of: traits.upperName, line: lineIndex)
+        }
+        if version == .v3_0 && traits.kind == .binary && property.parameter("ENCODING") == nil
+            && property.parameter("VALUE") == nil && !property.rawValue.hasPrefix("data:") {
+            warn(.invalidValue, "\(property.name) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(property.rawValue.contains(":") ? "a URI" : "inline data")",
+                 line: lineIndex, offset: 0)
+        }
+        if property.parameters.isEmpty { return }
+        property.parameters.withUnsafeBufferPointer { parameters in
+            for index in parameters.indices {
+                checkParameter(parameters[index], of: traits, line: lineIndex)
             }
         }
     }
@@ -880,15 +898,15 @@ struct CardParser {
         "DERIVED", "PHONETIC", "PROP-ID", "SCRIPT", "SERVICE-TYPE", "USERNAME", "JSPTR",
     ]
 
-    private static let registeredTypes: [String: Set<String>] = [
-        "TEL": ["home", "msg", "work", "pref", "voice", "fax", "cell", "video", "pager", "bbs", "modem", "car",
-                "isdn", "pcs", "text", "textphone", "main", "other", "iphone", "x-mobile"],
-        "ADR": ["dom", "intl", "postal", "parcel", "home", "work", "pref", "other"],
-        "LABEL": ["dom", "intl", "postal", "parcel", "home", "work", "pref"],
-        "EMAIL": ["internet", "x400", "pref", "home", "work", "other"],
+    private static let registeredTelephoneTypes: Set<String> = [
+        "home", "msg", "work", "pref", "voice", "fax", "cell", "video", "pager", "bbs", "modem", "car",
+        "isdn", "pcs", "text", "textphone", "main", "other", "iphone", "x-mobile",
     ]
+    private static let registeredAddressTypes: Set<String> = ["dom", "intl", "postal", "parcel", "home", "work", "pref", "other"]
+    private static let registeredLabelTypes: Set<String> = ["dom", "intl", "postal", "parcel", "home", "work", "pref"]
+    private static let registeredEmailTypes: Set<String> = ["internet", "x400", "pref", "home", "work", "other"]
 
-    private mutating func checkParameter(_ parameter: VCardParameter, of property: String, line: Int) {
+    private mutating func checkParameter(_ parameter: borrowing VCardParameter, of property: PropertyTraits, line: Int) {
         let name = parameter.name.asciiUppercased
         if !parameter.isNameless && name != "TYPE" && name != "PREF" && name != "VALUE" && name != "ENCODING"
             && !name.utf8.starts(with: "X-".utf8) && !Self.knownParameters.contains(name) {
@@ -903,14 +921,25 @@ struct CardParser {
                 warn(.invalidParameterValue, "LANGUAGE=\(value) is not a language tag (RFC 5646); it was kept", line: line, offset: 0)
             }
         }
-        if name == "TYPE" && version == .v3_0, let registered = Self.registeredTypes[property] {
+        if name == "TYPE" && version == .v3_0, let registered = Self.registeredTypes(of: property.role) {
             for value in parameter.values {
                 let lower = value.asciiLowercased
                 if !registered.contains(lower) && !lower.hasPrefix("x-") {
-                    warn(.invalidParameterValue, "TYPE=\(value) is not a registered type for \(property); it was kept",
+                    warn(.invalidParameterValue, "TYPE=\(value) is not a registered type for \(property.upperName); it was kept",
                          line: line, offset: 0)
                 }
             }
+        }
+    }
+
+    /// The TYPE values vCard 3.0 registers for a property, when it registers any.
+    private static func registeredTypes(of role: PropertyTraits.Role) -> Set<String>? {
+        switch role {
+        case .telephone: registeredTelephoneTypes
+        case .address: registeredAddressTypes
+        case .label: registeredLabelTypes
+        case .email: registeredEmailTypes
+        default: nil
         }
     }
 

@@ -62,7 +62,11 @@ public struct VCardParser: Sendable {
     private var inJunkRun = false
     private var discardingLongLine = false
     private var isFinished = false
-    private var strictFailure: Diagnostic?
+    private var strictFailure: Diagnostic? {
+        didSet { stopped = strictFailure != nil }
+    }
+    /// Whether strict reading met a deviation: checked for every line, cheaper than the optional.
+    private var stopped = false
 
     /// Creates a parser.
     /// - Parameters:
@@ -248,7 +252,7 @@ public struct VCardParser: Sendable {
     // MARK: - Lines
 
     private mutating func scan(final: Bool) {
-        while strictFailure == nil {
+        while !stopped {
             let count = buffer.count
             var index = scanPosition
             if discardingLongLine {
@@ -547,7 +551,7 @@ public struct VCardParser: Sendable {
         var cardParser = CardParser(bytes: bytes, lines: lines, blankLinesBefore: blankLinesBefore, sourceName: sourceName, options: options)
         let card = cardParser.parse()
         for diagnostic in cardParser.diagnostics { record(diagnostic) }
-        if let card, strictFailure == nil { ready.append(card) }
+        if let card, !stopped { ready.append(card) }
     }
 
     private func text(of line: PhysicalLine) -> String {

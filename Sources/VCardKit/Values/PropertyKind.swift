@@ -37,6 +37,30 @@ struct PropertyTraits: Sendable, Hashable {
     var isSingular: Bool
     var isExtension: Bool
     var upperName: String
+    /// The names the card checks single out, so that they compare one byte instead of a string.
+    var role: Role = .other
+    /// One bit per property that appears at most once (zero for the others), so that a card's
+    /// repeats are found with a bit mask.
+    var singularBit: UInt16 = 0
+
+    /// A name the card checks treat specially.
+    enum Role: UInt8, Sendable, Hashable {
+        case other, version, uid, formattedName, name, address, telephone, email, label
+
+        init(upperName: String) {
+            switch upperName {
+            case "VERSION": self = .version
+            case "UID": self = .uid
+            case "FN": self = .formattedName
+            case "N": self = .name
+            case "ADR": self = .address
+            case "TEL": self = .telephone
+            case "EMAIL": self = .email
+            case "LABEL": self = .label
+            default: self = .other
+            }
+        }
+    }
 
     static func of(_ name: String) -> PropertyTraits {
         if let found = name.utf8.withContiguousStorageIfAvailable({ registered($0) }), let (known, _) = found { return known }
@@ -79,20 +103,19 @@ struct PropertyTraits: Sendable, Hashable {
 
         @inline(__always)
         init?(_ bytes: UnsafeBufferPointer<UInt8>) {
-            guard !bytes.isEmpty, bytes.count <= 24 else { return nil }
-            upper.count = bytes.count
-            asWritten.count = bytes.count
-            for k in 0..<bytes.count {
-                let byte = bytes[k]
-                guard byte < 0x80 else { return nil }
-                let up = byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte
-                let shift = UInt64((k & 7) * 8)
-                switch k >> 3 {
-                case 0: upper.a |= UInt64(up) << shift; asWritten.a |= UInt64(byte) << shift
-                case 1: upper.b |= UInt64(up) << shift; asWritten.b |= UInt64(byte) << shift
-                default: upper.c |= UInt64(up) << shift; asWritten.c |= UInt64(byte) << shift
-                }
+            guard let base = bytes.baseAddress, !bytes.isEmpty, bytes.count <= 24 else { return nil }
+            // Copied into three zeroed words, then upper-cased eight bytes at a time: for ASCII
+            // bytes, adding 0x1F sets the high bit from 'a' on, adding 0x05 from after 'z' on.
+            var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+            let a = UInt64(littleEndian: words.0), b = UInt64(littleEndian: words.1), c = UInt64(littleEndian: words.2)
+            guard (a | b | c) & 0x8080_8080_8080_8080 == 0 else { return nil }
+            @inline(__always) func upperCased(_ word: UInt64) -> UInt64 {
+                let lower = (word &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(word &+ 0x0505_0505_0505_0505) & 0x8080_8080_8080_8080
+                return word &- (lower >> 2)
             }
+            asWritten = Words(a: a, b: b, c: c, count: bytes.count)
+            upper = Words(a: upperCased(a), b: upperCased(b), c: upperCased(c), count: bytes.count)
         }
     }
 
@@ -132,7 +155,8 @@ struct PropertyTraits: Sendable, Hashable {
                                          isOnlyIn3: PropertyAvailability.onlyIn3.contains(name),
                                          isOnlyIn4: PropertyAvailability.onlyIn4.contains(name),
                                          isSingular: PropertyAvailability.singular.contains(name),
-                                         isExtension: name.hasPrefix("X-"), upperName: name)
+                                         isExtension: name.hasPrefix("X-"), upperName: name, role: Role(upperName: name),
+                                         singularBit: PropertyAvailability.singular.sorted().firstIndex(of: name).map { 1 << $0 } ?? 0)
         }
         return table
     }()

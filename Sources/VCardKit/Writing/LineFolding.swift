@@ -8,14 +8,18 @@ public enum LineFolding {
     /// Every physical line, including the space that starts a continuation, is at most
     /// ``maximumLineOctets`` octets; a fold never splits a UTF-8 sequence.
     public static func appendFolded(_ line: some Collection<UInt8>, to output: inout [UInt8]) {
-        let count = line.count
+        if line.withContiguousStorageIfAvailable({ appendFolded(bytes: $0, to: &output) }) != nil { return }
+        Array(line).withUnsafeBufferPointer { appendFolded(bytes: $0, to: &output) }
+    }
+
+    private static func appendFolded(bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        let count = bytes.count
         if count <= maximumLineOctets {
-            output.append(contentsOf: line)
+            output.append(contentsOf: bytes)
             output.append(0x0D)
             output.append(0x0A)
             return
         }
-        let bytes = Array(line)
         var start = 0
         var limit = maximumLineOctets
         while start < count {
@@ -25,7 +29,7 @@ public enum LineFolding {
                 while end > start + 1 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
             }
             if start > 0 { output.append(0x20) }
-            output.append(contentsOf: bytes[start..<end])
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
             output.append(0x0D)
             output.append(0x0A)
             start = end

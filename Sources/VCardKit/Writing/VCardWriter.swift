@@ -151,11 +151,13 @@ public struct VCardWriter: Sendable {
     /// of one space, at most 75 octets a line) and formatting is preserved.
     private func appendConverted(_ card: VCard, version: VCardVersion, into output: inout [UInt8]) {
         output.append(contentsOf: Self.beginLine)
-        for property in card.properties {
-            if preservesOriginalFormatting, let original = property.original, Self.isStrictlyFormatted(original) {
-                output.append(contentsOf: original)
-            } else {
-                Self.appendLine(property, version: version, into: &output)
+        card.properties.withUnsafeBufferPointer { properties in
+            for index in properties.indices {
+                if preservesOriginalFormatting, let original = properties[index].original, Self.isStrictlyFormatted(original) {
+                    output.append(contentsOf: original)
+                } else {
+                    Self.appendLine(properties[index], version: version, into: &output)
+                }
             }
         }
         output.append(contentsOf: Self.endLine)
