@@ -93,6 +93,7 @@ let package = Package(
             name: "CouchServer",
             dependencies: [
                 "JSONText",
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -106,6 +107,7 @@ let package = Package(
             dependencies: [
                 "JSONText",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,3 +1,4 @@
+import ExtrasBase64
 import Foundation
 import JSONText
 import Logging
@@ -30,7 +31,7 @@ extension CouchClient {
         }
         let usesCookie = credentials != nil && configuration.authentication == .cookie
         if let credentials, !usesCookie {
-            let token = Data("\(credentials.name):\(credentials.password)".utf8).base64EncodedString()
+            let token = Base64.encodeToString(bytes: Array("\(credentials.name):\(credentials.password)".utf8))
             headers.append(.init(name: "Authorization", value: "Basic \(token)"))
         }
         var request = CouchHTTPRequest(method: method, url: url, headers: headers, body: bytes)

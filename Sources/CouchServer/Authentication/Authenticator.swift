@@ -1,4 +1,5 @@
 import Crypto
+import ExtrasBase64
 import Foundation
 
 /// Checks credentials (basic auth, `AuthSession` cookies) against the stored admin hash and
@@ -41,18 +42,15 @@ actor Authenticator {
         let payload = "\(name):\(stamp)"
         let mac = signature(payload)
         let token = Array(payload.utf8) + [UInt8(ascii: ":")] + mac
-        return Data(token).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64.encodeToString(bytes: token, options: [.base64UrlAlphabet, .omitPaddingCharacter])
     }
 
     /// The admin name in a valid, unexpired cookie value; `nil` otherwise.
     func validateSessionCookie(_ value: String, now: Date = Date()) -> String? {
         guard let admin else { return nil }
-        var base64 = value.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64.append("=") }
-        guard let data = Data(base64Encoded: base64) else { return nil }
-        let bytes = Array(data)
+        guard let bytes = try? Base64.decode(string: value, options: [.base64UrlAlphabet, .omitPaddingCharacter]) else {
+            return nil
+        }
         guard bytes.count > 32 else { return nil }
         let payloadBytes = Array(bytes[..<(bytes.count - 33)])
         guard bytes[bytes.count - 33] == UInt8(ascii: ":") else { return nil }

@@ -1,3 +1,4 @@
+import ExtrasBase64
 import Foundation
 import Hummingbird
 import Logging
@@ -96,8 +97,8 @@ struct CouchResponder: HTTPResponder {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "basic" {
-                guard let data = Data(base64Encoded: String(parts[1])),
-                      let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+                guard let decoded = try? Base64.decode(string: String(parts[1])),
+                      let text = String(validating: decoded, as: UTF8.self), let colon = text.firstIndex(of: ":")
                 else { throw Self.badCredentials }
                 let name = String(text[..<colon])
                 let password = String(text[text.index(after: colon)...])
