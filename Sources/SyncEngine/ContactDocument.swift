@@ -1,3 +1,4 @@
+import ContactStore
 import CouchClient
 import Foundation
 public import JSONText
@@ -45,10 +46,10 @@ public enum ContactDocument {
             "fn": .string(card.formattedName ?? ""),
             "emails": .array(card.emailAddresses.map(JSONValue.string)),
             "phones": .array(card.telephoneNumbers.map(JSONValue.string)),
-            "updated": .string(timestamp(updated)),
+            "updated": .string(UTCTimestamp.format(milliseconds: updated)),
         ]
         if let revision { document["_rev"] = .string(revision) }
-        if let edited { document["edited"] = .string(timestamp(edited)) }
+        if let edited { document["edited"] = .string(UTCTimestamp.format(milliseconds: edited)) }
         return document
     }
 
@@ -57,9 +58,9 @@ public enum ContactDocument {
     public static func tombstone(uid: String, revision: String, updated: Int64, edited: Int64? = nil) -> JSONObject {
         var document: JSONObject = [
             "_id": .string(documentID(forUID: uid)), "_rev": .string(revision), "_deleted": true,
-            "type": "contact", "schemaVersion": 1, "uid": .string(uid), "updated": .string(timestamp(updated)),
+            "type": "contact", "schemaVersion": 1, "uid": .string(uid), "updated": .string(UTCTimestamp.format(milliseconds: updated)),
         ]
-        if let edited { document["edited"] = .string(timestamp(edited)) }
+        if let edited { document["edited"] = .string(UTCTimestamp.format(milliseconds: edited)) }
         return document
     }
 
@@ -115,8 +116,8 @@ public enum ContactDocument {
         if let cardUID, !cardUID.isEmpty, cardUID != uid {
             throw DocumentProblem(documentID: id, message: "its card's UID (\(cardUID)) is not the UID of its id (\(uid)); fix one of them on the server")
         }
-        let updated = document["updated"]?.stringValue.flatMap(milliseconds(fromTimestamp:))
-        let edited = document["edited"]?.stringValue.flatMap(milliseconds(fromTimestamp:))
+        let updated = document["updated"]?.stringValue.flatMap { UTCTimestamp.parse($0.utf8) }
+        let edited = document["edited"]?.stringValue.flatMap { UTCTimestamp.parse($0.utf8) }
         return Decoded(uid: uid, bytes: bytes, card: card, hash: ContentHash(of: card), isGeneratedUID: cardUID?.isEmpty ?? true,
                        revision: revision, updated: updated, edited: edited)
     }
@@ -128,70 +129,5 @@ public enum ContactDocument {
         /// What is wrong.
         public var message: String
         public var description: String { "\(documentID): \(message)" }
-    }
-
-    /// `2026-11-22T05:09:44.123Z` for milliseconds since 1970.
-    static func timestamp(_ milliseconds: Int64) -> String {
-        let seconds = Int(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
-        let millis = Int(milliseconds - Int64(seconds) * 1000)
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // Civil from days (proleptic Gregorian), after Howard Hinnant's algorithm.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let milliText = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)).\(milliText)Z"
-    }
-
-    /// Milliseconds since 1970 of an RFC 3339 UTC time (`2026-11-22T05:09:44.123Z`, fraction
-    /// optional; `+00:00` accepted), or `nil`.
-    static func milliseconds(fromTimestamp text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[range] {
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            return value
-        }
-        guard bytes.count >= 20, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74,
-              bytes[13] == 0x3A, bytes[16] == 0x3A,
-              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        var index = 19
-        var millis = 0
-        if bytes[index] == 0x2E {
-            index += 1
-            var digits = 0
-            while index < bytes.count, bytes[index] >= 0x30 && bytes[index] <= 0x39 {
-                if digits < 3 { millis = millis * 10 + Int(bytes[index] - 0x30) }
-                digits += 1
-                index += 1
-            }
-            guard digits > 0 else { return nil }
-            if digits < 3 { for _ in digits..<3 { millis *= 10 } }
-        }
-        let rest = String(decoding: bytes[index...], as: UTF8.self)
-        guard rest == "Z" || rest == "z" || rest == "+00:00" else { return nil }
-        // Days from civil (proleptic Gregorian), after Howard Hinnant's algorithm.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return Int64(((days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + Int64(millis)
     }
 }

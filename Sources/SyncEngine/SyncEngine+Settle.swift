@@ -151,7 +151,7 @@ extension SyncEngine {
 
         /// When the contact was deleted, when the tombstone says.
         var time: Int64? {
-            (tombstone["edited"] ?? tombstone["updated"])?.stringValue.flatMap(ContactDocument.milliseconds(fromTimestamp:))
+            (tombstone["edited"] ?? tombstone["updated"])?.stringValue.flatMap { UTCTimestamp.parse($0.utf8) }
         }
 
         /// The revision the tombstone deleted (its parent).

@@ -191,7 +191,7 @@ public struct SyncEngine: Sendable {
         var document: JSONObject = [
             "last_seq": Self.sequence(fromText: position).value,
             "book": .string(await book.identifier),
-            "updated": .string(ContactDocument.timestamp(book.clock.now())),
+            "updated": .string(UTCTimestamp.format(milliseconds: book.clock.now())),
         ]
         for attempt in 0..<3 {
             if let existing = try await database.localDocument(id: id), let revision = existing["_rev"] { document["_rev"] = revision }

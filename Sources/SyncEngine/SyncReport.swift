@@ -1,3 +1,5 @@
+import ContactStore
+
 /// What a sync did (or, for a dry run, would do), by contact name.
 public struct SyncReport: Sendable {
     /// A change to one contact on one side.
@@ -30,7 +32,7 @@ public struct SyncReport: Sendable {
             public var revision: String?
 
             /// ``edited`` as `2026-11-22T05:09:44.123Z`.
-            public var editTime: String? { edited.map(ContactDocument.timestamp) }
+            public var editTime: String? { edited.map { UTCTimestamp.format(milliseconds: $0) } }
         }
         /// The contact's UID.
         public var uid: String

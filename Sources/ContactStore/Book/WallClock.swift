@@ -18,7 +18,7 @@ public struct WallClock: Sendable {
     }
 
     /// The machine's real-time clock.
-    public static let system = WallClock { Timestamp.now() }
+    public static let system = WallClock { UTCTimestamp.now() }
 
     /// The time now, in milliseconds since 1970 (UTC).
     public func now() -> Int64 { read() }

@@ -34,7 +34,7 @@ public actor Journal {
     ///   - lastSequence: the last sequence number in the file, found by reading it.
     ///   - lineCount: the number of lines in the file.
     ///   - now: the clock, in milliseconds since 1970 (tests pass a fixed one).
-    init(path: String, lastSequence: Int, lineCount: Int, now: @escaping @Sendable () -> Int64 = Timestamp.now) throws(ContactStoreError) {
+    init(path: String, lastSequence: Int, lineCount: Int, now: @escaping @Sendable () -> Int64 = UTCTimestamp.now) throws(ContactStoreError) {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .io(path, "cannot open the journal for writing", errno: errno) }
         var info = stat()

@@ -148,7 +148,7 @@ public struct JournalEvent: Sendable, Hashable {
     public var cardText: String? { card.map { String(decoding: $0, as: UTF8.self) } }
 
     /// The timestamp as `2025-05-01T09:30:00.000Z`.
-    public var time: String { Timestamp.format(milliseconds: timestamp) }
+    public var time: String { UTCTimestamp.format(milliseconds: timestamp) }
 
     /// When the version was made: ``edited`` when the event has it, else ``timestamp``.
     public var editTime: Int64 { edited ?? timestamp }

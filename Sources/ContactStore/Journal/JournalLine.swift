@@ -34,7 +34,7 @@ package enum JournalLine {
         var tail: [UInt8] = []
         tail.reserveCapacity(320)
         if let duplicateOf = event.duplicateOf { appendMember("duplicateOf", string: duplicateOf, to: &tail); tail.append(0x2C) }
-        if let edited = event.edited { appendMember("edited", string: Timestamp.format(milliseconds: edited), to: &tail); tail.append(0x2C) }
+        if let edited = event.edited { appendMember("edited", string: UTCTimestamp.format(milliseconds: edited), to: &tail); tail.append(0x2C) }
         let hasContact = event.operation != .checkpoint
         if hasContact {
             appendMember("file", string: event.file, to: &tail)
@@ -112,7 +112,7 @@ package enum JournalLine {
         let isCheckpoint = op == JournalEvent.Operation.checkpoint.rawValue
         guard let uid = object.text("uid") ?? (isCheckpoint ? "" : nil), let file = object.text("file") ?? (isCheckpoint ? "" : nil)
         else { throw JournalLineError(reason: "a required member (uid, file) is missing") }
-        guard let timestamp = Timestamp.parse(time.utf8) else { throw JournalLineError(reason: "time \"\(time)\" is not a UTC timestamp") }
+        guard let timestamp = UTCTimestamp.parse(time.utf8) else { throw JournalLineError(reason: "time \"\(time)\" is not a UTC timestamp") }
         var event = JournalEvent(operation: .init(rawValue: op), uid: uid, file: file,
                                  hash: try object.hash("hash"), previousHash: try object.hash("previousHash"),
                                  source: .init(rawValue: source))
@@ -126,7 +126,7 @@ package enum JournalLine {
         event.remoteRevision = object.text("rev")
         event.checkpoint = object.text("checkpoint")
         if let edited = object.text("edited") {
-            guard let milliseconds = Timestamp.parse(edited.utf8) else { throw JournalLineError(reason: "edited \"\(edited)\" is not a UTC timestamp") }
+            guard let milliseconds = UTCTimestamp.parse(edited.utf8) else { throw JournalLineError(reason: "edited \"\(edited)\" is not a UTC timestamp") }
             event.edited = milliseconds
         }
         if let restored = try object.integer("restoredSeq") { event.restoredSequence = restored }

@@ -1,11 +1,12 @@
-/// UTC timestamps in the journal's spelling, `2025-05-01T09:30:00.000Z`, without Foundation's
-/// date formatters (which cost microseconds per call; replay reads a hundred thousand).
-enum Timestamp {
+/// UTC timestamps in the journal's and the remote document's spelling, `2025-05-01T09:30:00.000Z`,
+/// without Foundation's date formatters (which cost microseconds per call; replay reads a hundred
+/// thousand).
+public enum UTCTimestamp {
     /// Milliseconds since 1970 now.
     static func now() -> Int64 { POSIX.now() / 1_000_000 }
 
-    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-    static func format(milliseconds: Int64) -> String {
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since 1970.
+    public static func format(milliseconds: Int64) -> String {
         let millis = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(millis)) / 1000
         let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
@@ -19,10 +20,12 @@ enum Timestamp {
             + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
     }
 
-    /// Reads `YYYY-MM-DDTHH:MM:SS[.fff]Z`; `nil` for anything else.
-    static func parse(_ text: some Collection<UInt8>) -> Int64? {
+    /// Milliseconds since 1970 of an RFC 3339 UTC time, `2026-11-22T05:09:44.123Z` (`T` or `t`;
+    /// any number of fraction digits, of which the first three count, or none; `Z`, `z` or
+    /// `+00:00`); `nil` for anything else.
+    public static func parse(_ text: some Collection<UInt8>) -> Int64? {
         let b = Array(text)
-        guard b.count >= 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b.last == 0x5A
+        guard b.count >= 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54 || b[10] == 0x74, b[13] == 0x3A, b[16] == 0x3A
         else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
@@ -36,22 +39,23 @@ enum Timestamp {
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
+        var index = 19
         var millis = 0
-        if b.count > 20 {
-            guard b[19] == 0x2E, b.count >= 22, let fraction = number(20..<(b.count - 1)) else { return nil }
-            let digits = b.count - 21
-            millis = digits >= 3 ? fraction / Int(pow10(digits - 3)) : fraction * Int(pow10(3 - digits))
-        } else if b[19] != 0x5A {
-            return nil
+        if b[index] == 0x2E {
+            index += 1
+            var digits = 0
+            while index < b.count, b[index] >= 0x30 && b[index] <= 0x39 {
+                if digits < 3 { millis = millis * 10 + Int(b[index] - 0x30) }
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in min(digits, 3)..<3 { millis *= 10 }
         }
+        let zone = b[index...]
+        guard zone.elementsEqual([0x5A]) || zone.elementsEqual([0x7A]) || zone.elementsEqual(Array("+00:00".utf8)) else { return nil }
         let days = Int64(days(fromYear: year, month: month, day: day))
         return ((days * 86_400) + Int64(hour * 3600 + minute * 60 + second)) * 1000 + Int64(millis)
-    }
-
-    private static func pow10(_ exponent: Int) -> Int64 {
-        var value: Int64 = 1
-        for _ in 0..<exponent { value *= 10 }
-        return value
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

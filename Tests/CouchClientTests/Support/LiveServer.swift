@@ -48,7 +48,7 @@ func withLiveClient<Value: Sendable>(
     _ body: @Sendable (CouchClient, URL) async throws -> Value
 ) async throws -> Value {
     try await withLiveServer(maximumRequestSize: maximumRequestSize) { url in
-        try await withCouchClient(url: url, configuration: .init(requestTimeout: .seconds(10), retry: retry)) { client in
+        try await withCouchClient(url: url, configuration: .init(requestTimeout: .seconds(60), retry: retry)) { client in
             try await body(client, url)
         }
     }
