@@ -42,7 +42,7 @@ extension SyncEngine {
         var done = 0
         var leftovers = candidates.map(\.id)
         if candidates.count > 1 && candidates.count * 2 >= feed.changes.count {
-            let streamed = StreamedFetch(feed: database.changesFeed(ChangesRequest(since: since, includeDocuments: true,
+            let streamed = StreamedFetch(feed: database.changesFeed(ChangesRequest(since: since ?? .zero, includeDocuments: true,
                                                                                    allRevisions: true, conflicts: true)),
                                          wanted: Set(leftovers), batchSize: options.batchSize)
             try await pullBatches(from: streamed, total: candidates.count, done: &done, states: states, records: records,
