@@ -133,7 +133,19 @@ public actor ChangesFeedReader {
                 throw invalid("the response is not JSON: \(error)")
             }
             guard let body else { throw invalid("the response ended") }
-            if let chunk = try await body.next() {
+            let chunk: [UInt8]?
+            do {
+                chunk = try await body.next()
+            } catch let error as CouchClientError {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // Whatever else broke the body is the network's doing, as for a whole response.
+                throw CouchClientError(.network, method: "GET", url: database.client.baseURL + database.path + "/_changes",
+                                       underlying: String(describing: error))
+            }
+            if let chunk {
                 reader.feed(chunk)
             } else {
                 reader.finish()
