@@ -19,6 +19,40 @@ extension CouchClient {
     /// - Throws: ``CouchClientError`` for any failure.
     func send(_ method: String, path: String, query: [(String, String)] = [], body: JSONValue? = nil,
               documentID: String? = nil) async throws -> CouchResponse {
+        let (response, url) = try await exchange(method, path: path, query: query, body: body, documentID: documentID) { request in
+            let response = try await transport.send(request, timeout: configuration.requestTimeout)
+            return (response, response)
+        }
+        return try decode(response, method: method, url: url, documentID: documentID)
+    }
+
+    /// Sends one request, retrying transient failures until the head of a 2xx response arrives,
+    /// and returns that response with its body still to be read (as it arrives).
+    ///
+    /// A failure while the body is read is not retried here: the reader knows where to resume.
+    ///
+    /// - Throws: ``CouchClientError`` for any failure before the body.
+    func stream(_ method: String, path: String, query: [(String, String)] = []) async throws -> CouchHTTPStreamingResponse {
+        try await exchange(method, path: path, query: query, body: nil, documentID: nil) { request in
+            let response = try await transport.stream(request, timeout: configuration.requestTimeout)
+            guard (200..<300).contains(response.status) else {
+                // An error's body is small: read it whole for its `error` and `reason`.
+                let body = try await response.body.collect(upTo: 1 << 20)
+                return (CouchHTTPResponse(status: response.status, headers: response.headers, body: body), response)
+            }
+            return (CouchHTTPResponse(status: response.status, headers: response.headers), response)
+        }.response
+    }
+
+    /// The retry loop of ``send(_:path:query:body:documentID:)`` and ``stream(_:path:query:)``:
+    /// builds the request (credentials, cookie), lets `attempt` exchange it, and repeats
+    /// transient failures by ``RetryPolicy``.
+    ///
+    /// - Parameter attempt: sends the request; returns the response as far as the loop needs it
+    ///   (status, headers, and for a failure its body) and what the caller gets on success.
+    private func exchange<Answer>(_ method: String, path: String, query: [(String, String)], body: JSONValue?,
+                                  documentID: String?,
+                                  attempt send: (CouchHTTPRequest) async throws -> (CouchHTTPResponse, Answer)) async throws -> (response: Answer, url: String) {
         var url = baseURL + path
         if !query.isEmpty {
             url += "?" + query.map { PathEncoding.encode($0.0) + "=" + PathEncoding.encode($0.1) }.joined(separator: "&")
@@ -47,7 +81,7 @@ extension CouchClient {
                     let cookie = try await sessionCookie()
                     request.headers = headers + [.init(name: "Cookie", value: cookie)]
                 }
-                let response = try await transport.send(request, timeout: configuration.requestTimeout)
+                let (response, answer) = try await send(request)
                 reachability.markAnswered()
                 if usesCookie {
                     if let fresh = response.header("Set-Cookie").flatMap(Self.authSessionCookie) { session.set(fresh) }
@@ -60,7 +94,7 @@ extension CouchClient {
                     }
                 }
                 if (200..<300).contains(response.status) {
-                    return try decode(response, method: method, url: url, documentID: documentID)
+                    return (answer, url)
                 }
                 failure = Self.error(for: response, method: method, url: url, documentID: documentID, attempts: attempt)
                 retryAfter = response.header("Retry-After").flatMap { Self.parseRetryAfter($0) }

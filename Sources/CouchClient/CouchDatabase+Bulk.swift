@@ -115,13 +115,7 @@ extension CouchDatabase {
     ///
     /// - Throws: ``CouchClientError``.
     public func changes(_ request: ChangesRequest = ChangesRequest()) async throws -> ChangesPage {
-        var query: [(String, String)] = []
-        if let since = request.since { query.append(("since", since.description)) }
-        if let limit = request.limit { query.append(("limit", String(limit))) }
-        if request.includeDocuments { query.append(("include_docs", "true")) }
-        if request.allRevisions { query.append(("style", "all_docs")) }
-        if request.conflicts { query.append(("conflicts", "true")) }
-        let response = try await client.send("GET", path: path + "/_changes", query: query)
+        let response = try await client.send("GET", path: path + "/_changes", query: request.query)
         guard let rows = response.json["results"]?.arrayValue else { throw invalid("expected results from _changes") }
         return ChangesPage(results: rows.map(Change.init(json:)),
                            lastSequence: CouchSequence(response.json["last_seq"] ?? .null),

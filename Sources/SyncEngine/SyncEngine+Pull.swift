@@ -18,9 +18,16 @@ extension SyncEngine {
     }
 
     /// Fetches the documents that changed remotely and applies them, batch by batch (each batch
-    /// durable before the next is fetched). `isComplete`: the feed was read from the start, so a
-    /// document it does not list is not on the server at all.
-    func pull(_ feed: Feed, isComplete: Bool, states: [String: RemoteSyncState], report: inout SyncReport) async throws -> PullOutcome {
+    /// durable before the next is applied; the next batch is read and decoded while one is
+    /// applied). `isComplete`: the feed was read from the start, so a document it does not
+    /// list is not on the server at all.
+    ///
+    /// When most of the feed is to be fetched (a first pull), the documents come from one
+    /// streamed `_changes?include_docs=true&style=all_docs` response read as it arrives
+    /// (``ChangesFeedReader``); otherwise, and for any document the stream did not give (too
+    /// large, or gone), by key from `_all_docs`.
+    func pull(_ feed: Feed, isComplete: Bool, since: CouchSequence?, states: [String: RemoteSyncState],
+              report: inout SyncReport) async throws -> PullOutcome {
         var outcome = PullOutcome()
         // Nothing changed since the checkpoint: nothing to fetch, and no emptied side to refuse.
         if feed.changes.isEmpty && !isComplete { return outcome }
@@ -31,92 +38,117 @@ extension SyncEngine {
         }
         let records = Dictionary(uniqueKeysWithValues: await book.allRecords().map { ($0.uid, $0) })
         try checkRemoteEmptied(candidates, listed: isComplete ? Set(feed.changes.map(\.id)) : nil, states: states, records: records)
+        guard !candidates.isEmpty else { return outcome }
         var done = 0
-        let batches = stride(from: 0, to: candidates.count, by: options.batchSize).map {
-            Array(candidates[$0..<min($0 + options.batchSize, candidates.count)])
+        var leftovers = candidates.map(\.id)
+        if candidates.count > 1 && candidates.count * 2 >= feed.changes.count {
+            let streamed = StreamedFetch(feed: database.changesFeed(ChangesRequest(since: since ?? .zero, includeDocuments: true,
+                                                                                   allRevisions: true, conflicts: true)),
+                                         wanted: Set(leftovers), batchSize: options.batchSize)
+            try await pullBatches(from: streamed, total: candidates.count, done: &done, states: states, records: records,
+                                  outcome: &outcome, report: &report)
+            let wanted = await streamed.wanted
+            leftovers = leftovers.filter { wanted.contains($0) }
         }
-        let database = self.database
-        func fetch(_ index: Int) -> Task<[AllDocumentsRow], any Error>? {
-            guard index < batches.count else { return nil }
-            let keys = batches[index].map(\.id)
-            return Task { try await database.allDocuments(keys: keys, includeDocuments: true, conflicts: true) }
-        }
-        var pending = fetch(0)
-        for batchIndex in batches.indices {
-            let batch = batches[batchIndex]
-            // The next batch is fetched while this one is applied.
-            let rows = try await pending!.value
-            pending = fetch(batchIndex + 1)
-            let decoded = await Self.decodeInParallel(rows)
-            var changes: [RemoteChange] = []
-            var settlements: [(uid: String, settlement: Settlement)] = []
-            for (rowIndex, row) in rows.enumerated() {
-                guard let uid = ContactDocument.uid(fromDocumentID: row.key) else { continue }
-                let state = states[uid]
-                let side: RemoteSide
-                if row.error != nil {
-                    continue  // gone since the feed was read (purged); nothing to apply
-                } else if row.isDeleted || row.document == nil {
-                    guard let revision = row.revision else { continue }
-                    side = .deleted(revision: revision)
-                } else {
-                    let document = row.document!
-                    if let conflicts = document["_conflicts"]?.arrayValue, !conflicts.isEmpty {
-                        let settlement = try await settleConflictedDocument(uid: uid, document: document,
-                                                                            losing: conflicts.compactMap(\.stringValue),
-                                                                            record: records[uid], state: state, report: &report)
-                        if let settlement { settlements.append((uid, settlement)) } else { outcome.skipped.insert(uid) }
-                        continue
-                    }
-                    switch decoded[rowIndex] {
-                    case .success(let value)?:
-                        side = .live(value)
-                    case .failure(let error)?:
-                        report.problems.append(.init(subject: row.key, name: document["fn"]?.stringValue,
-                                                     message: "\(error.message); the document was left as it is, and the local contact is not pushed over it"))
-                        outcome.skipped.insert(uid)
-                        continue
-                    case nil:
-                        continue
-                    }
-                }
-                if let state, state.revision == side.revision { continue }
-                let settlement = await settle(uid: uid, remoteSide: side, record: records[uid], state: state) {
-                    await book.contact(uid: uid)
-                }
-                settlements.append((uid, settlement))
-            }
-            for (_, settlement) in settlements { changes.append(contentsOf: settlement.changes) }
-            var deferred: Set<String> = []
-            if options.dryRun {
-                outcome.plannedChanges.append(contentsOf: changes)
-                outcome.plannedCopies.append(contentsOf: settlements.compactMap { $0.settlement.keepBothCopy })
-            } else {
-                let applied = try await book.applyRemote(changes, remote: remote)
-                for item in applied.deferred {
-                    deferred.insert(item.uid)
-                    outcome.skipped.insert(item.uid)
-                    report.problems.append(.init(subject: item.uid, name: records[item.uid]?.name, message: "\(item.file): \(item.reason)"))
-                }
-                let copies = settlements.compactMap { $0.settlement.keepBothCopy }
-                if !copies.isEmpty {
-                    let sources = copies.map { ContactSource.bytes($0.bytes, name: "keep-both copy \($0.uid)") }
-                    _ = try await book.importContacts(from: sources, onDuplicate: .keep)
-                }
-            }
-            for (uid, settlement) in settlements where !deferred.contains(uid) {
-                if let pulled = settlement.pulled { report.pulled.append(pulled) }
-                if let conflict = settlement.conflict { report.conflicts.append(conflict) }
-                if settlement.matched { report.matched += 1 }
-            }
-            done += batch.count
-            options.progress?(SyncProgress(phase: .pulling, done: done, total: candidates.count))
+        if !leftovers.isEmpty {
+            let keyed = KeyedFetch(database: database, keys: leftovers, batchSize: options.batchSize)
+            try await pullBatches(from: keyed, total: candidates.count, done: &done, states: states, records: records,
+                                  outcome: &outcome, report: &report)
         }
         return outcome
     }
 
+    /// Applies the batches of `source` until it has none left, reading and decoding the next
+    /// batch while one is applied.
+    private func pullBatches(from source: some PullSource, total: Int, done: inout Int, states: [String: RemoteSyncState],
+                             records: [String: ContactRecord], outcome: inout PullOutcome, report: inout SyncReport) async throws {
+        func fetch() -> Task<(rows: [FetchedDocument], decoded: [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?]), any Error> {
+            Task {
+                let rows = try await source.nextBatch()
+                return (rows, await Self.decodeInParallel(rows))
+            }
+        }
+        var pending = fetch()
+        defer { pending.cancel() }
+        while true {
+            let (rows, decoded) = try await pending.value
+            if rows.isEmpty { return }
+            pending = fetch()
+            try await apply(rows, decoded: decoded, states: states, records: records, outcome: &outcome, report: &report)
+            done += rows.count
+            options.progress?(SyncProgress(phase: .pulling, done: done, total: total))
+        }
+    }
+
+    /// Applies one batch of fetched documents (durably, unless a dry run plans them).
+    private func apply(_ rows: [FetchedDocument], decoded: [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?],
+                       states: [String: RemoteSyncState], records: [String: ContactRecord],
+                       outcome: inout PullOutcome, report: inout SyncReport) async throws {
+        var changes: [RemoteChange] = []
+        var settlements: [(uid: String, settlement: Settlement)] = []
+        for (rowIndex, row) in rows.enumerated() {
+            guard let uid = ContactDocument.uid(fromDocumentID: row.id) else { continue }
+            let state = states[uid]
+            let side: RemoteSide
+            if row.isGone {
+                continue  // gone since the feed was read (purged); nothing to apply
+            } else if row.isDeleted || row.document == nil {
+                guard let revision = row.revision else { continue }
+                side = .deleted(revision: revision)
+            } else {
+                let document = row.document!
+                if let conflicts = document["_conflicts"]?.arrayValue, !conflicts.isEmpty {
+                    let settlement = try await settleConflictedDocument(uid: uid, document: document,
+                                                                        losing: conflicts.compactMap(\.stringValue),
+                                                                        record: records[uid], state: state, report: &report)
+                    if let settlement { settlements.append((uid, settlement)) } else { outcome.skipped.insert(uid) }
+                    continue
+                }
+                switch decoded[rowIndex] {
+                case .success(let value)?:
+                    side = .live(value)
+                case .failure(let error)?:
+                    report.problems.append(.init(subject: row.id, name: document["fn"]?.stringValue,
+                                                 message: "\(error.message); the document was left as it is, and the local contact is not pushed over it"))
+                    outcome.skipped.insert(uid)
+                    continue
+                case nil:
+                    continue
+                }
+            }
+            if let state, state.revision == side.revision { continue }
+            let settlement = await settle(uid: uid, remoteSide: side, record: records[uid], state: state) {
+                await book.contact(uid: uid)
+            }
+            settlements.append((uid, settlement))
+        }
+        for (_, settlement) in settlements { changes.append(contentsOf: settlement.changes) }
+        var deferred: Set<String> = []
+        if options.dryRun {
+            outcome.plannedChanges.append(contentsOf: changes)
+            outcome.plannedCopies.append(contentsOf: settlements.compactMap { $0.settlement.keepBothCopy })
+        } else {
+            let applied = try await book.applyRemote(changes, remote: remote)
+            for item in applied.deferred {
+                deferred.insert(item.uid)
+                outcome.skipped.insert(item.uid)
+                report.problems.append(.init(subject: item.uid, name: records[item.uid]?.name, message: "\(item.file): \(item.reason)"))
+            }
+            let copies = settlements.compactMap { $0.settlement.keepBothCopy }
+            if !copies.isEmpty {
+                let sources = copies.map { ContactSource.bytes($0.bytes, name: "keep-both copy \($0.uid)") }
+                _ = try await book.importContacts(from: sources, onDuplicate: .keep)
+            }
+        }
+        for (uid, settlement) in settlements where !deferred.contains(uid) {
+            if let pulled = settlement.pulled { report.pulled.append(pulled) }
+            if let conflict = settlement.conflict { report.conflicts.append(conflict) }
+            if settlement.matched { report.matched += 1 }
+        }
+    }
+
     /// Decodes the live, conflict-free documents of `rows` (parsing and hashing each card) on all cores.
-    static func decodeInParallel(_ rows: [AllDocumentsRow]) async -> [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?] {
+    static func decodeInParallel(_ rows: [FetchedDocument]) async -> [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?] {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let chunk = max(1, (rows.count + workers - 1) / workers)
         return await withTaskGroup(of: (Int, [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?]).self) { group in
@@ -124,7 +156,7 @@ extension SyncEngine {
                 let slice = Array(rows[start..<min(start + chunk, rows.count)])
                 group.addTask {
                     (start, slice.map { row -> Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>? in
-                        guard row.error == nil, !row.isDeleted, let document = row.document,
+                        guard !row.isGone, !row.isDeleted, let document = row.document,
                               (document["_conflicts"]?.arrayValue ?? []).isEmpty else { return nil }
                         do throws(ContactDocument.DocumentProblem) { return .success(try ContactDocument.decode(document)) } catch { return .failure(error) }
                     })

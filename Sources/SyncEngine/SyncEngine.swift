@@ -68,7 +68,7 @@ public struct SyncEngine: Sendable {
             let feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
             // Nothing changed remotely since the checkpoint: the pull needs no sync state.
             let quietFeed = feed.changes.isEmpty && since != nil
-            let plan = try await pull(feed, isComplete: since == nil, states: quietFeed ? [:] : await syncStates(), report: &report)
+            let plan = try await pull(feed, isComplete: since == nil, since: since, states: quietFeed ? [:] : await syncStates(), report: &report)
             if !options.dryRun, let last = feed.lastSequence {
                 let position = Self.text(of: last)
                 try await book.recordCheckpoint(position, remote: remote)

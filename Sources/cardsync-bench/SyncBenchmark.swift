@@ -12,7 +12,12 @@ import Foundation
 /// - `sync-first-push`: the first sync of the whole book (every contact pushed);
 /// - `sync-no-change`: a sync right after (nothing changed on either side);
 /// - `sync-1pct-changed`: a sync after 1% of the files were edited by another program;
-/// - `sync-first-pull`: the first sync of a new, empty book (every contact pulled and written).
+/// - `sync-first-pull`: the first sync of a new, empty book (every contact pulled and written);
+/// - `import-same-cards`: `cardsync import` of the same cards into a new book (the local part
+///   of a first pull);
+/// - `raw-changes-include-docs`: one `GET /contacts/_changes?include_docs=true&style=all_docs`
+///   over a plain socket, the whole body read (the server's part);
+/// - `sync-first-pull-ratio`: the pull's time over the slower of those two (issue 19: ≤ 1.5).
 enum SyncBenchmark {
     static func run(_ arguments: [String]) throws {
         let parsed = ChildBenchmarkOptions(arguments, mode: "sync")
@@ -73,6 +78,32 @@ enum SyncBenchmark {
         _ = try StoreBenchmark.command(binary, ["init", empty])
         let pull = try sync(binary, empty, remote, work)
         report("sync-first-pull", count, pull)
+
+        // The floors of the first pull, measured in the same run right after it: an `import` of
+        // the same cards into a new book, and the raw `_changes?include_docs=true` read (one
+        // request, the whole body read, no parsing). Taken after the pull because a child
+        // process starts with this process's peak RSS (Linux copies it at fork), and this
+        // process holds the whole raw body.
+        let imported = work + "/c"
+        _ = try StoreBenchmark.command(binary, ["init", imported])
+        let (importSeconds, importRSS) = try StoreBenchmark.command(binary, ["import", input, "--into", imported])
+        print("{\"workload\":\"import-same-cards\",\"n\":\(count),\"seconds\":\(BenchmarkMain.format(importSeconds)),"
+            + "\"peakRSSMiB\":\(BenchmarkMain.format(importRSS)),\"rssScope\":\"cardsync import process\"}")
+        try? FileManager.default.removeItem(atPath: imported)
+        let client = try SocketClient(port: port, authorization: "Basic " + Data("bench:\(password)".utf8).base64EncodedString())
+        let rawStart = DispatchTime.now().uptimeNanoseconds
+        let feed = try client.send("GET", "/contacts/_changes?include_docs=true&style=all_docs", body: nil)
+        let rawSeconds = Double(DispatchTime.now().uptimeNanoseconds - rawStart) / 1e9
+        guard feed.status == 200 else { BenchmarkMain.fail("_changes?include_docs=true: \(feed.status)") }
+        let rows = CouchBenchmark.occurrences(of: "\"id\":\"contact:", in: feed.body)
+        print("{\"workload\":\"raw-changes-include-docs\",\"n\":\(rows),\"bytes\":\(feed.body.count),"
+            + "\"seconds\":\(BenchmarkMain.format(rawSeconds)),\"requests\":1}")
+        // Issue 19's bound: the pull within 1.5x the slower of its two floors.
+        let floor = max(rawSeconds, importSeconds)
+        print("{\"workload\":\"sync-first-pull-ratio\",\"n\":\(pull.pulled),\"pullSeconds\":\(BenchmarkMain.format(pull.seconds)),"
+            + "\"floorSeconds\":\(BenchmarkMain.format(floor)),\"ratio\":\(BenchmarkMain.format(pull.seconds / max(floor, 1e-9))),"
+            + "\"target\":1.5,\"requests\":\(pull.requests)}")
+        fflush(nil)
     }
 
     struct Figures {

@@ -24,6 +24,19 @@ public struct ChangesRequest: Sendable, Hashable {
     }
 }
 
+extension ChangesRequest {
+    /// The query parameters.
+    var query: [(String, String)] {
+        var query: [(String, String)] = []
+        if let since { query.append(("since", since.description)) }
+        if let limit { query.append(("limit", String(limit))) }
+        if includeDocuments { query.append(("include_docs", "true")) }
+        if allRevisions { query.append(("style", "all_docs")) }
+        if conflicts { query.append(("conflicts", "true")) }
+        return query
+    }
+}
+
 /// One page of `_changes`.
 public struct ChangesPage: Sendable, Hashable {
     /// The changes, in feed order.

@@ -43,18 +43,69 @@ public struct HTTPClientTransport: CouchTransport {
                 headers: response.headers.map { .init(name: $0.name, value: $0.value) },
                 body: Array(buffer.readableBytesView)
             )
-        } catch let error as HTTPClientError {
+        } catch {
+            throw Self.transportError(error, url: request.url)
+        }
+    }
+
+    /// Sends the request and returns at the response head; the body's chunks are read as they
+    /// arrive (the connection's read timeout applies between chunks).
+    public func stream(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPStreamingResponse {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = .init(rawValue: request.method)
+        for field in request.headers {
+            outgoing.headers.add(name: field.name, value: field.value)
+        }
+        if let body = request.body {
+            outgoing.body = .bytes(body)
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, timeout: .nanoseconds(max(timeout.nanoseconds, 1)))
+        } catch {
+            throw Self.transportError(error, url: request.url)
+        }
+        let chunks = BodyChunks(response.body.makeAsyncIterator())
+        let url = request.url
+        return CouchHTTPStreamingResponse(
+            status: Int(response.status.code),
+            headers: response.headers.map { .init(name: $0.name, value: $0.value) },
+            body: CouchHTTPBody {
+                do {
+                    return try await chunks.next()
+                } catch {
+                    throw Self.transportError(error, url: url)
+                }
+            }
+        )
+    }
+
+    /// The iterator over a response body's buffers, read by one task at a time (see ``CouchHTTPBody``).
+    private final class BodyChunks: @unchecked Sendable {
+        private var iterator: HTTPClientResponse.Body.AsyncIterator
+        init(_ iterator: HTTPClientResponse.Body.AsyncIterator) { self.iterator = iterator }
+        func next() async throws -> [UInt8]? {
+            try await iterator.next().map { Array($0.readableBytesView) }
+        }
+    }
+
+    /// A failure of AsyncHTTPClient, NIO or TLS as a ``CouchClientError`` (other errors as they are).
+    static func transportError(_ error: any Error, url: String) -> any Error {
+        switch error {
+        case let error as HTTPClientError:
             let isTimeout = error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout
                 || error == .writeTimeout
-            throw CouchClientError(isTimeout ? .timeout : .network, url: request.url, underlying: String(describing: error))
-        } catch let error as NIOSSLError {
-            throw CouchClientError(.tls, url: request.url, underlying: Self.tlsReason(error))
-        } catch let error as NIOSSLExtraError {
-            throw CouchClientError(.tls, url: request.url, underlying: String(describing: error))
-        } catch let error as IOError where error.errnoCode == ECONNREFUSED {
-            throw Self.refused(request.url)
-        } catch let error as NIOConnectionError {
-            throw Self.connectionError(error, url: request.url)
+            return CouchClientError(isTimeout ? .timeout : .network, url: url, underlying: String(describing: error))
+        case let error as NIOSSLError:
+            return CouchClientError(.tls, url: url, underlying: Self.tlsReason(error))
+        case let error as NIOSSLExtraError:
+            return CouchClientError(.tls, url: url, underlying: String(describing: error))
+        case let error as IOError where error.errnoCode == ECONNREFUSED:
+            return Self.refused(url)
+        case let error as NIOConnectionError:
+            return Self.connectionError(error, url: url)
+        default:
+            return error
         }
     }
 

@@ -180,6 +180,11 @@ final class CountingTransport: CouchTransport, @unchecked Sendable {
         lock.withLock { sent += 1 }
         return try await base.send(request, timeout: timeout)
     }
+
+    func stream(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPStreamingResponse {
+        lock.withLock { sent += 1 }
+        return try await base.stream(request, timeout: timeout)
+    }
 }
 
 /// Runs `body` with a client for `choice` (over a counting transport), shutting it down after.
