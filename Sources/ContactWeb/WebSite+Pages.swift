@@ -215,7 +215,8 @@ extension WebSite {
         var details = report.duplicates.map { "\($0.source):\($0.line): already in the book as \($0.existingFile)" }
         details += report.diagnostics.filter { $0.severity == .error }.map(\.description)
         let message = "Imported \(report.added) contact\(report.added == 1 ? "" : "s") from \(name); \(report.duplicates.count) duplicate\(report.duplicates.count == 1 ? "" : "s") skipped."
-        return exchangePage(notice: Notice(kind: report.hasErrors ? .error : .success, message: message, details: Array(details.prefix(200))))
+        if details.count > 20 { details = Array(details.prefix(20)) + ["… and \(details.count - 20) more"] }
+        return exchangePage(notice: Notice(kind: report.hasErrors ? .error : .success, message: message, details: details))
     }
 
     // MARK: - Sync
