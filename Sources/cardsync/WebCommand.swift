@@ -1,9 +1,11 @@
 import ArgumentParser
 import ContactStore
 import ContactWeb
+import CouchClient
 import Foundation
 import Hummingbird
 import Logging
+import SyncEngine
 
 /// `cardsync web`: the address book in a browser.
 struct WebCommand: AsyncParsableCommand {
@@ -55,7 +57,7 @@ struct WebCommand: AsyncParsableCommand {
             }
             let logger = Logger(label: "cardsync.web") { StreamLogHandler.standardError(label: $0) }
             let configuration = WebServerConfiguration(bookDirectory: URL(fileURLWithPath: directory), host: host, port: port)
-            let server = WebServer(configuration: configuration, logger: logger)
+            let server = WebServer(configuration: configuration, logger: logger, syncAction: try Self.syncAction(book: directory))
             let host = self.host
             let directory = self.directory
             let opensBrowser = open
@@ -71,6 +73,23 @@ struct WebCommand: AsyncParsableCommand {
                 } catch {
                     throw CommandFailure(message: "cannot serve on \(host):\(configuration.port): \(error)", exitCode: ExitStatus.ioError)
                 }
+            }
+        }
+    }
+
+    /// "Sync now" for a book with a remote (`cardsync remote DIR set URL`): a sync like
+    /// `cardsync sync DIR` with its defaults, on the book the server has open.
+    static func syncAction(book: String) throws -> WebServer.SyncAction? {
+        guard let choice = try RemoteChoice.resolve(book: book, remote: nil, passwordFile: nil, insecure: false) else { return nil }
+        return { addressBook in
+            try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: 3)) { client, counter in
+                let report = try await SyncEngine(book: addressBook, database: client.database(choice.location.database),
+                                                  remote: choice.key, options: SyncOptions()).sync()
+                let pulled = report.pulledCounts
+                let pushed = report.pushedCounts
+                return "Synced with \(report.remote): pulled \(pulled.added) added, \(pulled.updated) updated, \(pulled.deleted) deleted; "
+                    + "pushed \(pushed.added) added, \(pushed.updated) updated, \(pushed.deleted) deleted; "
+                    + "\(report.conflicts.count) conflicts, \(report.problems.count) errors; \(counter.count) requests."
             }
         }
     }

@@ -129,4 +129,15 @@ import TestSupport
             #expect(digits.body.contains("Ada Lovelace"))
         }
     }
+
+    @Test func aRequestNamingAnotherHostIsRefused() async throws {
+        try await withWebServer(fixtures: [Self.file]) { web in
+            // A page of another site whose name was pointed at 127.0.0.1 (DNS rebinding).
+            let rebound = try await web.send("/contact?uid=\(Self.uid)", method: .GET, body: nil, contentType: nil, host: "evil.example:\(web.port)")
+            #expect(rebound.status == 421)
+            #expect(!rebound.body.contains("Lovelace"))
+            let local = try await web.send("/contact?uid=\(Self.uid)", method: .GET, body: nil, contentType: nil, host: "localhost:\(web.port)")
+            #expect(local.status == 200)
+        }
+    }
 }

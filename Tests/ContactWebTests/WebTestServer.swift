@@ -42,9 +42,10 @@ struct WebTestClient: Sendable {
         return try await send(path, method: .POST, body: Array(body.utf8), contentType: "application/x-www-form-urlencoded")
     }
 
-    func send(_ path: String, method: HTTPMethod, body: [UInt8]?, contentType: String?) async throws -> Answer {
+    func send(_ path: String, method: HTTPMethod, body: [UInt8]?, contentType: String?, host: String? = nil) async throws -> Answer {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
+        if let host { request.headers.replaceOrAdd(name: "Host", value: host) }
         if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await client.execute(request, timeout: .seconds(60))

@@ -13,16 +13,20 @@ struct WebResponder: HTTPResponder {
 
     let site: WebSite
 
-    /// Nothing from elsewhere, no inline script or style, no framing, forms post only here.
+    /// Nothing from elsewhere, no inline script or style, no framing, forms post only here; the
+    /// script may fetch from this server only (search as you type, the raw editor's check).
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
         var answer: WebResponse
         do throws(WebError) {
             let webRequest = try await makeRequest(request)
-            if webRequest.method == "POST" && !site.csrf.accepts(webRequest.form["csrf"]) {
+            if !Self.isLoopbackHost(request) {
+                answer = WebResponse(status: 421, contentType: "text/plain; charset=utf-8",
+                                     body: Array("cardsync web answers requests for 127.0.0.1, localhost or [::1] only.\n".utf8))
+            } else if webRequest.method == "POST" && !site.csrf.accepts(webRequest.form["csrf"]) {
                 answer = site.forbidden()
             } else if webRequest.method == "POST" && !Self.isSameOrigin(request) {
                 answer = site.forbidden()
@@ -49,6 +53,19 @@ struct WebResponder: HTTPResponder {
         site.logger.info("\(request.method) \(request.uri.path) \(answer.status)", metadata: ["ms": "\(String(format: "%.1f", milliseconds))"])
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))
         return Response(status: HTTPResponse.Status(code: answer.status), headers: headers, body: body)
+    }
+
+    /// Whether the request names this computer as its host: a page of another site whose name
+    /// was made to point at 127.0.0.1 (DNS rebinding) names its own host and is refused.
+    static func isLoopbackHost(_ request: Request) -> Bool {
+        guard let authority = request.head.authority else { return true }
+        var host = Substring(authority)
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return WebServerConfiguration.isLoopback(String(host).lowercased())
     }
 
     /// A POST whose `Origin` (sent by every current browser) names another site is refused too.
