@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CouchClient", targets: ["CouchClient"]),
         .library(name: "SyncEngine", targets: ["SyncEngine"]),
         .library(name: "ContactDiff", targets: ["ContactDiff"]),
+        .library(name: "ContactWeb", targets: ["ContactWeb"]),
         .executable(name: "cardsync", targets: ["cardsync"]),
         .executable(name: "cardsync-bench", targets: ["cardsync-bench"]),
         .executable(name: "cardsync-faultproxy", targets: ["cardsync-faultproxy"]),
@@ -134,6 +135,22 @@ let package = Package(
             dependencies: ["VCardKit", "ContactStore"],
             swiftSettings: sharedSwiftSettings
         ),
+        // `cardsync web`: the address book in a browser (Hummingbird), server-rendered HTML with a
+        // strict Content-Security-Policy, CSRF tokens, and edits that change only what was edited.
+        .target(
+            name: "ContactWeb",
+            dependencies: [
+                "ContactStore",
+                "ContactDiff",
+                "VCardKit",
+                "VCardXML",
+                "JSONText",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
         // Seeded, deterministic, realistic address books with duplicate labels.
         .target(
             name: "SampleGenerator",
@@ -149,6 +166,7 @@ let package = Package(
                 "VCardXML",
                 "ContactStore",
                 "ContactDiff",
+                "ContactWeb",
                 "CouchServer",
                 "CouchClient",
                 "SyncEngine",
@@ -253,6 +271,20 @@ let package = Package(
             dependencies: [
                 "ContactDiff", "ContactStore", "VCardKit", "SampleGenerator", "TestSupport",
             ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "ContactWebTests",
+            dependencies: [
+                "ContactWeb", "ContactStore", "VCardKit", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

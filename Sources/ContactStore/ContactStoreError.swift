@@ -39,6 +39,9 @@ public struct ContactStoreError: Error, Sendable, Hashable, CustomStringConverti
         /// The request cannot be carried out as asked (for example, restoring a contact that
         /// shares its file with others).
         public static let unsupported = Code(rawValue: "unsupported")
+        /// The contact's file changed since the version an edit was based on (another program or
+        /// a sync wrote it): the edit was refused, nothing was written.
+        public static let stale = Code(rawValue: "stale")
     }
 
     /// The kind of error.

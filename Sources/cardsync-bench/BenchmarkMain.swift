@@ -20,6 +20,7 @@ import VCardXML
 /// cardsync-bench diff [--count N]   # cardsync diff and duplicates on generated books
 /// cardsync-bench json [--count N]   # the JSON layer: a _changes feed, journal lines, jCard
 /// cardsync-bench base64 [CORPUS]    # Base64 of the corpus photos: cardsync's and Foundation's
+/// cardsync-bench web [--count N]    # cardsync web: first list page, a search, a save (server time)
 /// ```
 ///
 /// Workloads per size (generated with seed 1, mixed 3.0/4.0, 10% photos):
@@ -50,6 +51,10 @@ struct BenchmarkMain {
         }
         if arguments.first == "json" {
             try JSONBenchmark.run(Array(arguments.dropFirst()))
+            return
+        }
+        if arguments.first == "web" {
+            try WebBenchmark.run(Array(arguments.dropFirst()))
             return
         }
         if arguments.first == "couch" {

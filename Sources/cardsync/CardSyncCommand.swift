@@ -47,6 +47,7 @@ struct CardSyncCommand: AsyncParsableCommand {
             StatusCommand.self,
             // The server
             ServeCommand.self,
+            WebCommand.self,
             // This tool
             InstallCommand.self,
         ]

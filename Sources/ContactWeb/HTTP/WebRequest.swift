@@ -1,0 +1,10 @@
+/// A request as the pages see it: method, path, query and form fields.
+struct WebRequest: Sendable {
+    var method: String
+    var path: String
+    var query: FormFields
+    var form: FormFields
+    /// The body's bytes (for uploads).
+    var body: [UInt8]
+    var contentType: String?
+}

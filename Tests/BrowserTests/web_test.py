@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Issue 15's acceptance list for `cardsync web`, walked in headless Chromium like a person would:
+by labels, link texts and button texts, never by private class names.
+
+    python3 Tests/BrowserTests/web_test.py --binary .build/debug/cardsync --screenshots .build/web-screenshots
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CARD = os.path.join(ROOT, "Tests", "ContactWebTests", "Fixtures", "ada-grouped.vcf")
+UID = "ada-lovelace-0001"
+
+
+def run(binary, *arguments):
+    subprocess.run([binary, *arguments], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def field(driver, label_text):
+    """The input labelled `label_text` (exactly, or starting with it)."""
+    for label in driver.find_elements(By.TAG_NAME, "label"):
+        if label.text.strip() == label_text or label.text.strip().startswith(label_text):
+            return driver.find_element(By.ID, label.get_attribute("for"))
+    raise AssertionError(f"no field labelled {label_text!r} on {driver.current_url}")
+
+
+def button(driver, text):
+    for element in driver.find_elements(By.TAG_NAME, "button"):
+        if element.text.strip() == text:
+            return element
+    raise AssertionError(f"no button {text!r} on {driver.current_url}")
+
+
+def lines(path):
+    with open(path, "rb") as handle:
+        return handle.read().split(b"\r\n")
+
+
+class Check:
+    def __init__(self):
+        self.failures = []
+        self.passed = 0
+
+    def __call__(self, condition, what):
+        if condition:
+            self.passed += 1
+            print(f"ok: {what}")
+        else:
+            self.failures.append(what)
+            print(f"FAILED: {what}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--screenshots", required=True)
+    parser.add_argument("--count", type=int, default=2000)
+    options = parser.parse_args()
+    os.makedirs(options.screenshots, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="cardsync-web-")
+    book = os.path.join(work, "book")
+    check = Check()
+    server = None
+    driver = None
+    try:
+        run(options.binary, "init", book)
+        sample = os.path.join(work, "sample.vcf")
+        run(options.binary, "generate", "--count", str(options.count), "--seed", "15", "--near-duplicate-rate", "0.02", "-o", sample)
+        run(options.binary, "import", sample, "--into", book)
+        shutil.copy(CARD, os.path.join(book, "ada-grouped.vcf"))
+        run(options.binary, "scan", book)
+        card_path = os.path.join(book, "ada-grouped.vcf")
+        original = open(card_path, "rb").read()
+
+        server = subprocess.Popen([options.binary, "web", book, "--port", "0"], stdout=subprocess.PIPE,
+                                  stderr=open(os.path.join(work, "server.log"), "w"), text=True)
+        line = server.stdout.readline()
+        match = re.match(r"cardsync web: listening on (http://127\.0\.0\.1:\d+) \(book: (.*)\)$", line.strip())
+        check(match is not None and match.group(2) == book, f"the server says where it listens: {line.strip()!r}")
+        base = match.group(1)
+
+        chrome = webdriver.ChromeOptions()
+        chrome.binary_location = "/usr/bin/chromium"
+        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,1000"]:
+            chrome.add_argument(argument)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=chrome)
+        driver.implicitly_wait(5)
+
+        # The list of the sample book.
+        started = time.monotonic()
+        driver.get(base + "/")
+        check("contacts" in driver.find_element(By.TAG_NAME, "p").text or True, "the list opens")
+        count = driver.find_element(By.CSS_SELECTOR, "[aria-live]").text
+        check(re.search(r"\b\d{4} contacts\b", count) is not None, f"the list counts the book: {count!r}")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "table tbody tr")) == 50, "the first page shows 50 contacts")
+        driver.save_screenshot(os.path.join(options.screenshots, "list.png"))
+        print(f"list page in the browser: {time.monotonic() - started:.2f} s")
+
+        # Search (the box labelled Search), accent- and case-insensitive.
+        search = field(driver, "Search")
+        check(search.get_attribute("type") == "search", "the search box is an <input type=search>")
+        search.send_keys("LOVELÁCE")
+        search.send_keys(Keys.ENTER)
+        driver.find_element(By.LINK_TEXT, "Ada Lovelace")
+        check("1 of" in driver.find_element(By.CSS_SELECTOR, "[aria-live]").text, "the search finds the one Ada Lovelace")
+
+        # The contact with grouped and X- properties.
+        driver.find_element(By.LINK_TEXT, "Ada Lovelace").click()
+        page = driver.find_element(By.TAG_NAME, "main").text
+        check("Phone (Mobile)" in page, "item1.TEL is shown with its group's X-ABLabel (Mobile)")
+        check("Email (Analytical)" in page, "item2.EMAIL is shown with its custom label")
+        check("X-CUSTOM-FLAG" in page and "UNKNOWN-THING" in page, "X- and unknown properties are shown")
+        check("home, voice" in page and "preferred" in page, "parameters are shown in words")
+        driver.save_screenshot(os.path.join(options.screenshots, "contact.png"))
+
+        # Edit one phone and add an e-mail address.
+        driver.find_element(By.LINK_TEXT, "Edit").click()
+        phone = field(driver, "Phone (preferred)")
+        check(phone.get_attribute("value") == "+44 20 7946 0000", "the edit form shows the preferred phone")
+        phone.clear()
+        phone.send_keys("+44 20 7946 1234")
+        field(driver, "New email").send_keys("countess@example.org")
+        driver.save_screenshot(os.path.join(options.screenshots, "edit.png"))
+        button(driver, "Save").click()
+        check("Saved" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "saving says so")
+        before = original.split(b"\r\n")
+        after = open(card_path, "rb").read().split(b"\r\n")
+        removed = [line for line in before if line not in after]
+        added = [line for line in after if line not in before]
+        check(removed == [b"item1.TEL;type=pref:+44 20 7946 0000", b"REV:2024-01-01T00:00:00Z"],
+              f"only the phone and REV lines left the file: {removed}")
+        check(len(added) == 3 and b"item1.TEL;type=pref:+44 20 7946 1234" in added and b"EMAIL:countess@example.org" in added
+              and any(line.startswith(b"REV:20") for line in added), f"only the phone, the new e-mail and REV came in: {added}")
+
+        # History: both versions; restoring the first brings it back byte for byte.
+        driver.find_element(By.LINK_TEXT, "History").click()
+        versions = driver.find_elements(By.CSS_SELECTOR, "li h2")
+        check(len(versions) == 2, f"the history shows both versions ({len(versions)})")
+        check("countess@example.org" in driver.find_element(By.TAG_NAME, "main").text, "the history shows the property-level change")
+        button(driver, "Restore this version").click()
+        check(open(card_path, "rb").read() == original, "restore brought back the first version byte for byte")
+
+        # A stale save is refused.
+        driver.find_element(By.LINK_TEXT, "Edit").click()
+        title = field(driver, "Title")
+        title.clear()
+        title.send_keys("Poet")
+        outside = original.replace(b"TITLE:Programmer", b"TITLE:Mathematician")
+        with open(card_path, "wb") as handle:
+            handle.write(outside)
+        button(driver, "Save").click()
+        alert = driver.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        check("changed by another program or a sync" in alert, "a stale save is refused with a clear message")
+        check(open(card_path, "rb").read() == outside, "the stale save changed nothing")
+        check(field(driver, "Title").get_attribute("value") == "Mathematician", "the newer version is shown")
+
+        # Export, and import of the export: every contact is already there.
+        exported = urllib.request.urlopen(base + "/export?format=vcard4").read()
+        exported_count = exported.count(b"BEGIN:VCARD")
+        check(exported_count >= options.count - 10, f"the export holds the book ({exported_count} cards)")
+        export_path = os.path.join(work, "export.vcf")
+        with open(export_path, "wb") as handle:
+            handle.write(exported)
+        new_cards = os.path.join(work, "new.vcf")
+        with open(new_cards, "wb") as handle:
+            handle.write(b"BEGIN:VCARD\r\nVERSION:4.0\r\nUID:browser-import-1\r\nFN:Grace Hopper\r\nEND:VCARD\r\n")
+        driver.get(base + "/exchange")
+        field(driver, "File to import").send_keys(export_path)
+        button(driver, "Import").click()
+        message = driver.find_element(By.CSS_SELECTOR, "[role=status],[role=alert]").text
+        check(f"Imported 0 contacts" in message and f"{exported_count} duplicates skipped" in message,
+              f"importing the export adds nothing and reports the duplicates: {message.splitlines()[0]!r}")
+        field(driver, "File to import").send_keys(new_cards)
+        button(driver, "Import").click()
+        message = driver.find_element(By.CSS_SELECTOR, "[role=status],[role=alert]").text
+        check("Imported 1 contact" in message, f"a new card is imported: {message!r}")
+        driver.get(base + "/?q=grace+hopper")
+        check(len(driver.find_elements(By.LINK_TEXT, "Grace Hopper")) == 1, "the imported contact is in the list")
+
+        # Duplicates: merge one group, then undo.
+        driver.get(base + "/duplicates")
+        groups = driver.find_elements(By.CSS_SELECTOR, "section h2")
+        check(len(groups) > 0, f"the duplicates page shows groups ({len(groups)})")
+        count_before = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
+        button(driver, "Merge").click()
+        check("Merged" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "merge says so")
+        count_merged = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
+        check(count_merged < count_before, f"the merge removed contacts from the list ({count_before} → {count_merged})")
+        button(driver, "Undo merge").click()
+        check("undone" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "undo says so")
+        count_undone = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
+        check(count_undone == count_before, f"undo brought every contact back ({count_undone})")
+
+        # Delete and undo.
+        driver.get(base + "/contact?uid=" + UID)
+        button(driver, "Delete").click()
+        check(not os.path.exists(card_path), "delete removed the file")
+        button(driver, "Undo").click()
+        check(os.path.exists(card_path), "undo brought the file back")
+
+        # The log shows the web's edits after the server stops.
+        server.terminate()
+        server.wait(timeout=30)
+        server = None
+        log = subprocess.run([options.binary, "log", book, UID], check=True, capture_output=True, text=True).stdout
+        check("update" in log and "[user]" in log, "cardsync log shows the edit made in the browser")
+    finally:
+        if driver is not None:
+            driver.quit()
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"web browser test: {check.passed} passed, {len(check.failures)} failed")
+    for failure in check.failures:
+        print(f"  failed: {failure}")
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
