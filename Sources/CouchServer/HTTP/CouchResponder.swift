@@ -147,6 +147,9 @@ struct CouchResponder: HTTPResponder {
                 return try uuids(request)
             case ("_session", 1):
                 return try await session(request)
+            case ("_dbs_info", 1):
+                try requireAdmin(request, database: false)
+                return try await databasesInformation(request)
             case ("_all_dbs", 1):
                 try requireAdmin(request, database: false)
                 try allow(request, [.get, .head])
@@ -183,18 +186,24 @@ struct CouchResponder: HTTPResponder {
             try allow(request, [.post])
             return try await revisionsDifference(request, database)
         case "_revs_limit" where segments.count == 2:
-            try allow(request, [.get, .head])
-            return CouchResponse(.integer(database.revisionsLimit))
+            return try await revisionsLimit(request, database)
+        case "_purged_infos_limit" where segments.count == 2:
+            return try await purgedInfosLimit(request, database)
+        case "_purge" where segments.count == 2:
+            return try await purge(request, database)
+        case "_compact" where segments.count == 2:
+            return try await compact(request, database)
+        case "_design_docs" where segments.count == 2:
+            try allow(request, [.get, .head, .post])
+            return try await allDocuments(request, database, designOnly: true)
+        case "_local_docs" where segments.count == 2:
+            return try await localDocuments(request, database)
         case "_ensure_full_commit" where segments.count == 2:
             try allow(request, [.post])
             // Every write is fsynced before it is acknowledged: there is nothing left to commit.
             return CouchResponse(status: .created, .object(["ok": .bool(true), "instance_start_time": .string("0")]))
         case "_security" where segments.count == 2:
-            try allow(request, [.get, .head])
-            return CouchResponse(.object([
-                "members": .object(["roles": .array([.string("_admin")])]),
-                "admins": .object(["roles": .array([.string("_admin")])]),
-            ]))
+            return try await security(request, database)
         case "_local", "_design":
             guard segments.count >= 3 else {
                 throw CouchError(.illegalDocumentID, reason: "Only reserved document ids may start with underscore.")
