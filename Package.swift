@@ -93,6 +93,8 @@ let package = Package(
             name: "CouchServer",
             dependencies: [
                 "JSONText",
+                // `_replicate` reaches remote databases through the project's own client.
+                "CouchClient",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

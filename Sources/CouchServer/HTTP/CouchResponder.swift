@@ -147,6 +147,9 @@ struct CouchResponder: HTTPResponder {
                 return try uuids(request)
             case ("_session", 1):
                 return try await session(request)
+            case ("_replicate", 1):
+                try requireAdmin(request, database: false)
+                return try await replicate(request)
             case ("_dbs_info", 1):
                 try requireAdmin(request, database: false)
                 return try await databasesInformation(request)
