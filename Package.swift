@@ -97,6 +97,9 @@ let package = Package(
                 "CouchClient",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -230,6 +233,7 @@ let package = Package(
             name: "CouchServerTests",
             dependencies: [
                 "CouchServer",
+                "CouchClient",
                 "JSONText",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
