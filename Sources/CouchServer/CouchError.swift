@@ -48,6 +48,8 @@ public struct CouchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let requestTooLarge = Code(name: "too_large", status: 413)
         /// 415: the body is not `application/json`.
         public static let badContentType = Code(name: "bad_content_type", status: 415)
+        /// 501: a CouchDB feature this server does not have (views, Mango queries).
+        public static let notImplemented = Code(name: "not_implemented", status: 501)
         /// 500: a replication's source or target database cannot be opened.
         public static let databaseNotFound = Code(name: "db_not_found", status: 500)
         /// 500: the data folder could not be read or written.

@@ -19,8 +19,11 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Answers the CouchDB 3.5 requests a synchronizer or CouchDB's replicator makes: \
             databases, documents with revision trees and conflicts, _bulk_docs (also \
-            new_edits:false), _changes (normal, longpoll, continuous), _all_docs, _revs_diff, \
-            _bulk_get, _local checkpoints and cookie sessions. Every acknowledged write is on disk.
+            new_edits:false), _changes (normal, longpoll, continuous; filters _doc_ids, _design \
+            and _selector), _all_docs, _design_docs, _local_docs, _revs_diff, _bulk_get, COPY, \
+            _purge, _revs_limit, _security, one-shot _replicate (database names or URLs), _local \
+            checkpoints and cookie sessions. Every acknowledged write is on disk. Views and \
+            _find are not served.
 
             With --tls-cert and --tls-key it serves https. A --host other than loopback \
             (127.x, ::1, localhost) needs both --admin and TLS, or the server refuses to start \

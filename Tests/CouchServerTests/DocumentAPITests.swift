@@ -148,6 +148,20 @@ import TestSupport
         }
     }
 
+    @Test func viewsAndMangoQueriesAreRefusedNotInvented() async throws {
+        try await withTestServer { client, _ in
+            try await makeDatabase(client)
+            let missingDesign = try await client.request(.get, "/db/_design/app/_view/by_name")
+            #expect(missingDesign.status == 404 && missingDesign.json?["reason"]?.stringValue == "missing")
+            try await client.request(.put, "/db/_design/app", json: .obj(["views": .obj(["by_name": .obj(["map": .string("function(doc){}")])])]))
+            let view = try await client.request(.get, "/db/_design/app/_view/by_name")
+            #expect(view.status == 501 && view.json?["error"]?.stringValue == "not_implemented")
+            let find = try await client.request(.post, "/db/_find", json: .obj(["selector": .obj([:])]))
+            #expect(find.status == 501 && find.json?["error"]?.stringValue == "not_implemented")
+            #expect(try await client.request(.get, "/db/_design/app").status == 200)
+        }
+    }
+
     @Test func compactNeedsAJSONContentType() async throws {
         try await withTestServer { client, _ in
             try await makeDatabase(client)

@@ -207,6 +207,12 @@ struct CouchResponder: HTTPResponder {
             return CouchResponse(status: .created, .object(["ok": .bool(true), "instance_start_time": .string("0")]))
         case "_security" where segments.count == 2:
             return try await security(request, database)
+        case "_design" where segments.count >= 4 && segments[3].hasPrefix("_"):
+            // Views, shows, lists and updates need a JavaScript engine, which this server has not.
+            guard try await database.entry("_design/\(segments[2])")?.isDeleted == false else { throw CouchError.missingDocument }
+            throw CouchError(.notImplemented, reason: "cardsync serve runs no design functions: \(segments[3]) is not available")
+        case "_find" where segments.count == 2, "_index" where segments.count == 2, "_explain" where segments.count == 2:
+            throw CouchError(.notImplemented, reason: "cardsync serve answers no Mango queries; _changes?filter=_selector takes a selector")
         case "_local", "_design":
             guard segments.count >= 3 else {
                 throw CouchError(.illegalDocumentID, reason: "Only reserved document ids may start with underscore.")
