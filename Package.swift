@@ -94,8 +94,13 @@ let package = Package(
             name: "CouchServer",
             dependencies: [
                 "JSONText",
+                // `_replicate` reaches remote databases through the project's own client.
+                "CouchClient",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -246,6 +251,7 @@ let package = Package(
             name: "CouchServerTests",
             dependencies: [
                 "CouchServer",
+                "CouchClient",
                 "JSONText",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),

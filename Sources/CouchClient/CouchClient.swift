@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 public import Foundation
 public import Logging
+import NIOSSL
 
 /// The CouchDB HTTP API as Swift calls: server and database calls with typed errors
 /// (``CouchClientError``) and retries (``RetryPolicy``).
@@ -45,6 +46,9 @@ public struct CouchClient: Sendable {
         public var retry: RetryPolicy
         /// How the credentials are presented.
         public var authentication: Authentication
+        /// A PEM file of certificates to trust instead of the system's (a private CA or a
+        /// self-signed server certificate); certificates are still verified.
+        public var trustedCertificatesFile: String?
 
         /// A configuration: 60 s per request, 10 s to connect, certificates verified, 5 attempts, basic auth.
         public init(requestTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10),
@@ -195,6 +199,11 @@ extension CouchClient {
         var httpConfiguration = configuration.insecure
             ? HTTPClient.Configuration(certificateVerification: .none, timeout: timeout)
             : HTTPClient.Configuration(timeout: timeout)
+        if !configuration.insecure, let file = configuration.trustedCertificatesFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(file)
+            httpConfiguration.tlsConfiguration = tls
+        }
         httpConfiguration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration,
                           backgroundActivityLogger: logger)

@@ -28,6 +28,8 @@ public struct CouchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let illegalDatabaseName = Code(name: "illegal_database_name", status: 400)
         /// 400: a document member starting with `_` that CouchDB does not know.
         public static let documentValidation = Code(name: "doc_validation", status: 400)
+        /// 400: a Mango selector uses an operator CouchDB does not know.
+        public static let invalidOperator = Code(name: "invalid_operator", status: 400)
         /// 401: missing or wrong credentials.
         public static let unauthorized = Code(name: "unauthorized", status: 401)
         /// 403: not allowed.
@@ -46,6 +48,10 @@ public struct CouchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let requestTooLarge = Code(name: "too_large", status: 413)
         /// 415: the body is not `application/json`.
         public static let badContentType = Code(name: "bad_content_type", status: 415)
+        /// 501: a CouchDB feature this server does not have (views, Mango queries).
+        public static let notImplemented = Code(name: "not_implemented", status: 501)
+        /// 500: a replication's source or target database cannot be opened.
+        public static let databaseNotFound = Code(name: "db_not_found", status: 500)
         /// 500: the data folder could not be read or written.
         public static let storageFailure = Code(name: "storage_failure", status: 500)
     }

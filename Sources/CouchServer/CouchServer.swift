@@ -1,5 +1,8 @@
 public import Foundation
 public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 public import Logging
 
 /// A CouchDB-compatible HTTP endpoint over a local data folder: `cardsync serve`.
@@ -20,6 +23,8 @@ public struct CouchServer: Sendable {
     let authenticator: Authenticator
     let serverUUID: String
     let logger: Logger
+    /// HTTP/1.1, wrapped in TLS when ``CouchServerConfiguration/tls`` is set.
+    let serverBuilder: HTTPServerBuilder
 
     /// Opens the data folder and sets up the admin.
     ///
@@ -36,6 +41,11 @@ public struct CouchServer: Sendable {
         if admin == nil {
             logger.warning("no admin configured: every request is allowed (give --admin to require credentials)")
         }
+        if let files = configuration.tls {
+            self.serverBuilder = try HTTPServerBuilder.tls(.http1(), tlsConfiguration: try Self.loadTLS(files))
+        } else {
+            self.serverBuilder = .http1()
+        }
         self.serverUUID = settings.uuid
         self.authenticator = Authenticator(admin: admin, cookieSecret: Array(settings.secret.utf8),
                                            sessionTimeout: configuration.sessionTimeout)
@@ -46,6 +56,7 @@ public struct CouchServer: Sendable {
         let responder = CouchResponder(server: self)
         return Application(
             responder: responder,
+            server: serverBuilder,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil
@@ -68,8 +79,9 @@ public struct CouchServer: Sendable {
         let lock = try DataFolderLock(directory: configuration.dataDirectory)
         defer { lock.release() }
         let host = configuration.host
+        let scheme = configuration.tls == nil ? "http" : "https"
         try await makeApplication { port in
-            lock.publish(url: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            lock.publish(url: "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             await onListening(port)
         }.runService()
     }
@@ -84,5 +96,35 @@ extension CouchServer {
     /// The name of the admin whose password hash is stored in `directory`, if any.
     public static func storedAdminName(in directory: URL) -> String? {
         AdminStore.stored(in: directory)?.name
+    }
+}
+
+extension CouchServer {
+    /// Whether `host` only accepts connections from this machine.
+    public static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name == "::1" || name == "[::1]" || name.hasPrefix("127.")
+    }
+
+    /// Reads the certificate chain and key files into a server TLS configuration.
+    ///
+    /// - Throws: ``CouchError`` naming the file that cannot be read or parsed.
+    static func loadTLS(_ files: CouchServerConfiguration.TLSFiles) throws(CouchError) -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(files.certificatePath)
+        } catch {
+            throw CouchError(.storageFailure, reason: "\(files.certificatePath): not a readable PEM certificate (\(error))")
+        }
+        guard !chain.isEmpty else {
+            throw CouchError(.storageFailure, reason: "\(files.certificatePath): no certificate in the file")
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: files.keyPath, format: .pem)
+        } catch {
+            throw CouchError(.storageFailure, reason: "\(files.keyPath): not a readable PEM private key (\(error))")
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 }

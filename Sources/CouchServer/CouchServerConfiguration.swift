@@ -37,6 +37,23 @@ public struct CouchServerConfiguration: Sendable {
     public var sessionTimeout: Int
     /// PBKDF2 rounds for a newly stored admin password.
     public var passwordIterations: Int
+    /// Serve https with this certificate and key instead of plain http.
+    public var tls: TLSFiles?
+
+    /// The PEM files of a TLS server: the certificate chain (server certificate first) and its
+    /// private key.
+    public struct TLSFiles: Sendable, Hashable {
+        /// The certificate chain file (PEM).
+        public var certificatePath: String
+        /// The private key file (PEM).
+        public var keyPath: String
+
+        /// The certificate and key files.
+        public init(certificatePath: String, keyPath: String) {
+            self.certificatePath = certificatePath
+            self.keyPath = keyPath
+        }
+    }
 
     /// A configuration with CouchDB's defaults.
     public init(dataDirectory: URL, host: String = "127.0.0.1", port: Int = 5984, admin: Admin? = nil,

@@ -19,8 +19,15 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Answers the CouchDB 3.5 requests a synchronizer or CouchDB's replicator makes: \
             databases, documents with revision trees and conflicts, _bulk_docs (also \
-            new_edits:false), _changes (normal, longpoll, continuous), _all_docs, _revs_diff, \
-            _bulk_get, _local checkpoints and cookie sessions. Every acknowledged write is on disk.
+            new_edits:false), _changes (normal, longpoll, continuous; filters _doc_ids, _design \
+            and _selector), _all_docs, _design_docs, _local_docs, _revs_diff, _bulk_get, COPY, \
+            _purge, _revs_limit, _security, one-shot _replicate (database names or URLs), _local \
+            checkpoints and cookie sessions. Every acknowledged write is on disk. Views and \
+            _find are not served.
+
+            With --tls-cert and --tls-key it serves https. A --host other than loopback \
+            (127.x, ::1, localhost) needs both --admin and TLS, or the server refuses to start \
+            (exit 78).
 
             With --admin every request except GET /, /_up and /_session needs the admin's \
             credentials (basic auth or an AuthSession cookie). The password comes from \
@@ -49,6 +56,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The admin: USER or USER:PASSWORD.", valueName: "user[:password]"))
     var admin: String?
 
+    @Option(help: ArgumentHelp("Serve https with this PEM certificate chain (needs --tls-key).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let admin, admin.isEmpty || admin.hasPrefix(":") {
@@ -58,10 +71,22 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            if (tlsCert == nil) != (tlsKey == nil) {
+                throw CommandFailure(message: "--tls-cert and --tls-key go together: give both or neither",
+                                     exitCode: ExitStatus.configuration)
+            }
+            if !CouchServer.isLoopback(host), admin == nil || tlsCert == nil {
+                throw CommandFailure(message: "refusing to serve on \(host): a host other than loopback needs --admin and TLS "
+                                         + "(--tls-cert FILE --tls-key FILE), so that no one else on the network reads or writes "
+                                         + "the data or sees the password", exitCode: ExitStatus.configuration)
+            }
             let directory = URL(fileURLWithPath: data)
             let logger = Logger(label: "cardsync.serve") { StreamLogHandler.standardError(label: $0) }
-            let configuration = CouchServerConfiguration(dataDirectory: directory, host: host, port: port,
+            var configuration = CouchServerConfiguration(dataDirectory: directory, host: host, port: port,
                                                          admin: try resolveAdmin(directory: directory))
+            if let tlsCert, let tlsKey {
+                configuration.tls = .init(certificatePath: tlsCert, keyPath: tlsKey)
+            }
             let server: CouchServer
             do {
                 server = try CouchServer(configuration: configuration, logger: logger)
@@ -70,9 +95,10 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let host = self.host
             let data = self.data
+            let scheme = configuration.tls == nil ? "http" : "https"
             do {
                 try await server.run { port in
-                    print("cardsync serve: listening on http://\(host):\(port) (data: \(data))")
+                    print("cardsync serve: listening on \(scheme)://\(host):\(port) (data: \(data))")
                     fflush(nil)
                 }
             } catch {

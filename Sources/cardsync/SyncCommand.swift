@@ -79,6 +79,10 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Do not verify the server's TLS certificate.")
     var insecure = false
 
+    @Option(name: .customLong("ca-file"),
+            help: ArgumentHelp("Trust the certificates in this PEM file (a private CA or a self-signed server) instead of the system's; they are still verified.", valueName: "file"))
+    var caFile: String?
+
     @Flag(help: "Log in once with POST /_session and use its cookie, instead of sending the password with every request.")
     var cookieAuth = false
 
@@ -99,7 +103,13 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let book = directory
-            let choice = try RemoteChoice.resolve(book: book, remote: remote, passwordFile: passwordFile, insecure: insecure)
+            var choice = try RemoteChoice.resolve(book: book, remote: remote, passwordFile: passwordFile, insecure: insecure)
+            if let caFile {
+                guard FileManager.default.isReadableFile(atPath: caFile) else {
+                    throw CommandFailure.missingInput("\(caFile): cannot read the --ca-file")
+                }
+                choice?.trustedCertificatesFile = caFile
+            }
             let progress = ProgressBar(format: format)
             let options = SyncOptions(policy: conflict.policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
                                       progress: progress.reporter(SyncProgressLine.step))

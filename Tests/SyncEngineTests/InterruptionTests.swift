@@ -208,10 +208,11 @@ struct ServeProcess {
     let port: Int
     var url: String { "http://admin:kill-test@127.0.0.1:\(port)" }
 
-    init(data: URL, port requested: Int = 0, admin: String? = "admin:kill-test") throws {
+    init(data: URL, port requested: Int = 0, admin: String? = "admin:kill-test", extraArguments: [String] = []) throws {
         let process = Process()
         process.executableURL = CLIRunner.executable
         process.arguments = ["serve", "--data", data.path, "--port", String(requested)] + (admin.map { ["--admin", $0] } ?? [])
+            + extraArguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

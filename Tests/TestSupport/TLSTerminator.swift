@@ -55,7 +55,7 @@ public final class TLSTerminator: Sendable {
 
     /// A certificate for `127.0.0.1` and `localhost` (P-256, valid until 2126), signed by itself.
     /// A test key, for this loopback test endpoint only.
-    static let selfSignedCertificate = """
+    public static let selfSignedCertificate = """
         -----BEGIN CERTIFICATE-----
         MIIBtTCCAVugAwIBAgIUKzf+jxa2Wkuw6ROqOGz1VE6ajOYwCgYIKoZIzj0EAwIw
         ITEfMB0GA1UEAwwWY2FyZHN5bmMgdGVzdCBlbmRwb2ludDAgFw0yNjExMjQxNzE0
@@ -70,7 +70,7 @@ public final class TLSTerminator: Sendable {
         -----END CERTIFICATE-----
         """
 
-    static let privateKey = """
+    public static let privateKey = """
         -----BEGIN PRIVATE KEY-----
         MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgXc9el1JVgA1PibrS
         MgR2luNrYWC9aGYgvCfIa1nopqKhRANCAARWoQ6ygVJVYNJb2GTyj9kj0uvWo1b4

@@ -4,7 +4,9 @@ import JSONText
 extension CouchResponder {
     /// `GET`/`POST /{db}/_all_docs`: `keys`, `key`, `startkey`/`endkey`, `inclusive_end`,
     /// `descending`, `skip`, `limit`, `include_docs`, `conflicts`, `update_seq`.
-    func allDocuments(_ request: CouchRequest, _ database: Database) async throws(CouchError) -> CouchResponse {
+    ///
+    /// With `designOnly` it is `_design_docs`: only `_design/` documents, counted alone.
+    func allDocuments(_ request: CouchRequest, _ database: Database, designOnly: Bool = false) async throws(CouchError) -> CouchResponse {
         var keys = try request.json("keys")
         if request.method == .post {
             try request.requireJSONContentType()
@@ -17,7 +19,10 @@ extension CouchResponder {
         let descending = try request.flag("descending")
         let skip = try request.integer("skip") ?? 0
         let limit = try request.integer("limit") ?? Int.max
-        let total = await database.documentCount
+        var total = await database.documentCount
+        if designOnly {
+            total = try await database.liveDocumentIDs().filter { $0.hasPrefix("_design/") }.count
+        }
 
         func row(_ entry: DocumentEntry) async throws(CouchError) -> JSONValue {
             guard let winner = entry.winner else { return .null }
@@ -44,7 +49,8 @@ extension CouchResponder {
                 }
             }
         } else {
-            let ids = try await database.liveDocumentIDs()
+            var ids = try await database.liveDocumentIDs()
+            if designOnly { ids = ids.filter { $0.hasPrefix("_design/") } }
             var startKey = try request.json("startkey")
             if startKey == nil { startKey = try request.json("start_key") }
             var endKey = try request.json("endkey")

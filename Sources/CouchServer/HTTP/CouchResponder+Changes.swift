@@ -13,6 +13,7 @@ extension CouchResponder {
         var options: Database.RenderOptions
         var documentIDs: Set<String>?
         var designOnly: Bool
+        var selector: MangoSelector?
         var timeout: Duration
         var heartbeat: Duration?
 
@@ -53,7 +54,17 @@ extension CouchResponder {
             query.documentIDs = Set(ids)
         case "_design":
             query.designOnly = true
+        case "_selector":
+            guard request.method == .post, let selector = body["selector"] else {
+                throw CouchError(.badRequest, reason: "Selector must be specified in POST payload")
+            }
+            query.selector = try MangoSelector(parsing: selector)
         case let other?:
+            let parts = other.split(separator: "/", maxSplits: 1)
+            guard parts.count == 2 else {
+                throw CouchError(.badRequest, reason: "`filter` must be of the form `designname/filtername`")
+            }
+            guard try await database.entry("_design/\(parts[0])")?.isDeleted == false else { throw CouchError.missingDocument }
             throw CouchError(.badRequest, reason: "filter '\(other)' is not supported: cardsync serve runs no design functions")
         }
         if let timeout = try request.integer("timeout") { query.timeout = .milliseconds(min(timeout, 60_000)) }
@@ -99,9 +110,14 @@ extension CouchResponder {
 
     private func changeRows(_ database: Database, _ query: ChangesQuery) async throws(CouchError) -> ChangesPage {
         let filter = query
+        var selects: (@Sendable (JSONObject) -> Bool)?
+        if let selector = query.selector {
+            selects = { @Sendable object in selector.matches(object) }
+        }
         let (changes, lastSequence, pending) = try await database.changes(
             since: query.descending ? 0 : query.since, limit: query.limit, descending: query.descending,
-            includes: { filter.includes($0) }
+            includes: { filter.includes($0) },
+            selects: selects
         )
         var rows: [JSONValue] = []
         rows.reserveCapacity(changes.count)

@@ -17,8 +17,10 @@ extension CouchResponder {
             var response = CouchResponse(.object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
             response.setETag(saved.description)
             return response
+        case let method where method.rawValue == "COPY":
+            return try await copyDocument(request, database, id: id)
         default:
-            try allow(request, [.get, .head, .put, .delete])
+            try allow(request, [.get, .head, .put, .delete, HTTPRequest.Method("COPY")!])
             return .ok()
         }
     }
@@ -36,7 +38,7 @@ extension CouchResponder {
         return revision
     }
 
-    private func save(_ edit: DocumentEdit, in database: Database, newEdits: Bool = true) async throws(CouchError) -> Revision {
+    func save(_ edit: DocumentEdit, in database: Database, newEdits: Bool = true) async throws(CouchError) -> Revision {
         let outcomes = try await database.update([edit], newEdits: newEdits)
         switch outcomes.first {
         case .saved(_, let revision): return revision
@@ -61,6 +63,7 @@ extension CouchResponder {
         let newEdits = try request.flag("new_edits", default: true)
         let edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: configuration.maximumDocumentSize)
         let saved = try await save(edit, in: database, newEdits: newEdits)
+        if let accepted = try batchAnswer(request, id: id) { return accepted }
         var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
         response.setETag(saved.description)
         response.setHeader("Location", location(request, database.name, id))
@@ -81,9 +84,18 @@ extension CouchResponder {
         }
         let edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: true, maximumSize: configuration.maximumDocumentSize)
         let saved = try await save(edit, in: database)
+        if let accepted = try batchAnswer(request, id: id) { return accepted }
         var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
         response.setHeader("Location", location(request, database.name, id))
         return response
+    }
+
+    /// `?batch=ok`: CouchDB's 202 `{ok, id}` without a revision. The write itself is not
+    /// deferred here: it is on disk before this answer, so nothing is lost if the server stops.
+    private func batchAnswer(_ request: CouchRequest, id: String) throws(CouchError) -> CouchResponse? {
+        guard let batch = request.query["batch"] else { return nil }
+        guard batch == "ok" else { throw CouchError(.badRequest, reason: "Bad batch value: \(batch)") }
+        return CouchResponse(status: .accepted, .object(["ok": .bool(true), "id": .string(id)]))
     }
 
     /// The `Database.RenderOptions` a document request asks for.
@@ -116,9 +128,10 @@ extension CouchResponder {
         } else if entry.isDeleted {
             throw CouchError.deletedDocument
         }
-        guard let object = try await database.render(entry, revision: revision, options: options) else {
+        guard var object = try await database.render(entry, revision: revision, options: options) else {
             throw CouchError.missingDocument
         }
+        if try request.flag("local_seq") { object["_local_seq"] = .integer(entry.sequence) }
         var response = CouchResponse(.object(object))
         let hasMeta = options.revisionsInfo || object["_conflicts"] != nil || object["_deleted_conflicts"] != nil
         if !hasMeta {

@@ -129,7 +129,7 @@ extension CouchResponder {
         }
     }
 
-    private func databaseInformation(_ database: Database) async throws(CouchError) -> JSONValue {
+    func databaseInformation(_ database: Database) async throws(CouchError) -> JSONValue {
         let sequence = await database.updateSequence
         return .object([
             "instance_start_time": .string(String(database.createdAt)),

@@ -147,6 +147,12 @@ struct CouchResponder: HTTPResponder {
                 return try uuids(request)
             case ("_session", 1):
                 return try await session(request)
+            case ("_replicate", 1):
+                try requireAdmin(request, database: false)
+                return try await replicate(request)
+            case ("_dbs_info", 1):
+                try requireAdmin(request, database: false)
+                return try await databasesInformation(request)
             case ("_all_dbs", 1):
                 try requireAdmin(request, database: false)
                 try allow(request, [.get, .head])
@@ -183,18 +189,30 @@ struct CouchResponder: HTTPResponder {
             try allow(request, [.post])
             return try await revisionsDifference(request, database)
         case "_revs_limit" where segments.count == 2:
-            try allow(request, [.get, .head])
-            return CouchResponse(.integer(database.revisionsLimit))
+            return try await revisionsLimit(request, database)
+        case "_purged_infos_limit" where segments.count == 2:
+            return try await purgedInfosLimit(request, database)
+        case "_purge" where segments.count == 2:
+            return try await purge(request, database)
+        case "_compact" where segments.count == 2:
+            return try await compact(request, database)
+        case "_design_docs" where segments.count == 2:
+            try allow(request, [.get, .head, .post])
+            return try await allDocuments(request, database, designOnly: true)
+        case "_local_docs" where segments.count == 2:
+            return try await localDocuments(request, database)
         case "_ensure_full_commit" where segments.count == 2:
             try allow(request, [.post])
             // Every write is fsynced before it is acknowledged: there is nothing left to commit.
             return CouchResponse(status: .created, .object(["ok": .bool(true), "instance_start_time": .string("0")]))
         case "_security" where segments.count == 2:
-            try allow(request, [.get, .head])
-            return CouchResponse(.object([
-                "members": .object(["roles": .array([.string("_admin")])]),
-                "admins": .object(["roles": .array([.string("_admin")])]),
-            ]))
+            return try await security(request, database)
+        case "_design" where segments.count >= 4 && segments[3].hasPrefix("_"):
+            // Views, shows, lists and updates need a JavaScript engine, which this server has not.
+            guard try await database.entry("_design/\(segments[2])")?.isDeleted == false else { throw CouchError.missingDocument }
+            throw CouchError(.notImplemented, reason: "cardsync serve runs no design functions: \(segments[3]) is not available")
+        case "_find" where segments.count == 2, "_index" where segments.count == 2, "_explain" where segments.count == 2:
+            throw CouchError(.notImplemented, reason: "cardsync serve answers no Mango queries; _changes?filter=_selector takes a selector")
         case "_local", "_design":
             guard segments.count >= 3 else {
                 throw CouchError(.illegalDocumentID, reason: "Only reserved document ids may start with underscore.")

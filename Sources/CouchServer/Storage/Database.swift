@@ -22,8 +22,8 @@ public actor Database {
     public nonisolated let createdAt: Int
     /// What opening the journal had to set aside.
     public nonisolated let recovery: JournalRecovery
-    /// How many revisions of each branch are kept (CouchDB's `revs_limit`).
-    public nonisolated let revisionsLimit: Int
+    /// How many revisions of each branch are kept unless `_revs_limit` set another number.
+    private nonisolated let defaultRevisionsLimit: Int
 
     private let journal: DatabaseJournal
     private var state: DatabaseState
@@ -45,7 +45,7 @@ public actor Database {
         self.uuid = header["uuid"]?.stringValue ?? "00000000000000000000000000000000"
         self.createdAt = header["created"]?.intValue ?? 0
         self.recovery = recovery
-        self.revisionsLimit = revisionsLimit
+        self.defaultRevisionsLimit = revisionsLimit
     }
 
     /// Creates the journal of a new database in `directory` (which must exist and be empty).
@@ -88,6 +88,77 @@ public actor Database {
     }
 
     // MARK: Information
+
+    /// How many revisions of each branch are kept (CouchDB's `revs_limit`).
+    public var revisionsLimit: Int { state.settings.revisionsLimit ?? defaultRevisionsLimit }
+
+    /// The `_security` object: what was last stored, else CouchDB's default (admins only).
+    var security: JSONObject {
+        state.settings.security ?? [
+            "members": .object(["roles": .array([.string("_admin")])]),
+            "admins": .object(["roles": .array([.string("_admin")])]),
+        ]
+    }
+
+    /// How many purge records CouchDB would keep (`_purged_infos_limit`, default 1000).
+    var purgedInfosLimit: Int { state.settings.purgedInfosLimit ?? 1000 }
+
+    /// Stores `_revs_limit`; later writes stem every branch to it.
+    func setRevisionsLimit(_ limit: Int) throws(CouchError) {
+        try writeSetting(DatabaseSettings.revisionsLimitLine, .integer(limit))
+    }
+
+    /// Stores the `_security` object.
+    func setSecurity(_ security: JSONObject) throws(CouchError) {
+        try writeSetting(DatabaseSettings.securityLine, .object(security))
+    }
+
+    /// Stores `_purged_infos_limit`.
+    func setPurgedInfosLimit(_ limit: Int) throws(CouchError) {
+        try writeSetting(DatabaseSettings.purgedInfosLimitLine, .integer(limit))
+    }
+
+    /// Appends one setting line durably, then applies it.
+    private func writeSetting(_ name: String, _ value: JSONValue) throws(CouchError) {
+        try ensureOpen()
+        let line: JSONObject = ["t": .string(name), "value": value]
+        var bytes = line.serialized()
+        bytes.append(0x0A)
+        try journal.appendDurably(bytes)
+        state.settings.apply(line)
+    }
+
+    /// Purges leaf revisions (CouchDB's `_purge`): they and the ancestors only they had leave the
+    /// index, so reads, listings and the changes feed no longer see them. Their bodies stay in
+    /// the journal file (there is no compaction yet).
+    ///
+    /// - Parameter requests: document ids with the revisions to purge, in request order.
+    /// - Returns: per id, the revisions that were purged (leaves only; others are ignored).
+    func purge(_ requests: [(id: String, revisions: [Revision])]) throws(CouchError) -> [(id: String, revisions: [Revision])] {
+        try ensureOpen()
+        var trial = state
+        var sequence = state.updateSequence
+        var results: [(id: String, revisions: [Revision])] = []
+        var batch: [UInt8] = []
+        for (id, revisions) in requests {
+            let purged = trial.purge(id: id, revisions: revisions, sequence: sequence + 1)
+            results.append((id, purged))
+            guard !purged.isEmpty else { continue }
+            sequence += 1
+            let line: JSONObject = [
+                "t": .string("purge"), "seq": .integer(sequence), "id": .string(id),
+                "revs": .array(purged.map { .string($0.description) }),
+            ]
+            line.write(to: &batch)
+            batch.append(0x0A)
+        }
+        guard !batch.isEmpty else { return results }
+        try journal.appendDurably(batch)
+        state = trial
+        compactChangeLogIfNeeded()
+        wakeWaiters()
+        return results
+    }
 
     /// Documents whose winning revision is not deleted.
     public var documentCount: Int { state.liveCount }
@@ -330,6 +401,13 @@ public actor Database {
         return "0-\(newRevision)"
     }
 
+    /// The `_local` documents' ids and revision numbers, in `_all_docs` order.
+    func localDocumentRevisions() throws(CouchError) -> [(id: String, revision: Int)] {
+        try ensureOpen()
+        return state.locals.map { (key, local) in (key.id, local.revision) }
+            .sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+    }
+
     // MARK: Listing
 
     /// Ids of state.documents whose winner is not deleted, in CouchDB's `_all_docs` order (UTF-8 bytes).
@@ -350,17 +428,27 @@ public actor Database {
     /// Changes after `since`, each document once at its latest sequence.
     ///
     /// - Returns: the rows, the sequence to resume from, and how many changes remain after it.
-    func changes(since: Int, limit: Int?, descending: Bool, includes: @Sendable (String) -> Bool) throws(CouchError)
+    ///
+    /// `selects`, when given, is asked about each document's winning revision as rendered
+    /// (`_selector` filters); `pending` does not apply it.
+    func changes(since: Int, limit: Int?, descending: Bool, includes: @Sendable (String) -> Bool,
+                 selects: (@Sendable (JSONObject) -> Bool)? = nil) throws(CouchError)
         -> (rows: [Change], lastSequence: Int, pending: Int)
     {
         try ensureOpen()
+        func passes(_ id: String, _ entry: DocumentEntry) -> Bool {
+            guard includes(id) else { return false }
+            guard let selects else { return true }
+            guard let winner = entry.winner, let object = try? render(entry, revision: winner) else { return false }
+            return selects(object)
+        }
         var rows: [Change] = []
         let limit = limit ?? Int.max
         if descending {
             var index = state.changeLog.count - 1
             while index >= 0, rows.count < limit {
                 let (sequence, id) = state.changeLog[index]
-                if sequence > since, let entry = state.documents[DocumentKey(id)], entry.sequence == sequence, includes(id) {
+                if sequence > since, let entry = state.documents[DocumentKey(id)], entry.sequence == sequence, passes(id, entry) {
                     rows.append(Change(sequence: sequence, entry: entry))
                 }
                 index -= 1
@@ -388,7 +476,7 @@ public actor Database {
         var index = low
         while index < state.changeLog.count, rows.count < limit {
             let (sequence, id) = state.changeLog[index]
-            if let entry = state.documents[DocumentKey(id)], entry.sequence == sequence, includes(id) {
+            if let entry = state.documents[DocumentKey(id)], entry.sequence == sequence, passes(id, entry) {
                 rows.append(Change(sequence: sequence, entry: entry))
             }
             index += 1

@@ -1,3 +1,5 @@
+import JSONText
+
 /// The in-memory index of a database, rebuilt from its journal at open: documents with their
 /// revision trees, the changes log, `_local` documents and counters.
 struct DatabaseState: Sendable {
@@ -13,6 +15,9 @@ struct DatabaseState: Sendable {
     var liveIDsCache: [String]?
     var locals: [DocumentKey: LocalDocument] = [:]
     var updateSequence = 0
+    /// Database settings written through the API (`_revs_limit`, `_security`,
+    /// `_purged_infos_limit`); `nil` until first set.
+    var settings = DatabaseSettings()
 
     /// Rebuilds the index from journal lines (all but the header).
     mutating func apply(_ lines: ArraySlice<DatabaseJournal.Line>, revisionsLimit: Int) {
@@ -29,7 +34,7 @@ struct DatabaseState: Sendable {
                 let wasNew = documents[DocumentKey(id)] == nil
                 let wasDeleted = entry.isDeleted
                 entry.tree.merge(path: path, isDeleted: value["deleted"]?.boolValue ?? false, body: location)
-                entry.tree.stem(limit: revisionsLimit)
+                entry.tree.stem(limit: settings.revisionsLimit ?? revisionsLimit)
                 if !wasNew {
                     staleChangeCount += 1
                     markStale(entry.sequence)
@@ -46,10 +51,46 @@ struct DatabaseState: Sendable {
                 } else {
                     locals[DocumentKey(id)] = LocalDocument(revision: value["rev"]?.intValue ?? 1, body: value["body"]?.objectValue ?? [:])
                 }
+            case "purge":
+                guard let id = value["id"]?.stringValue, let sequence = value["seq"]?.intValue,
+                      let revisions = value["revs"]?.arrayValue?.compactMap({ $0.stringValue.flatMap(Revision.init) })
+                else { continue }
+                purge(id: id, revisions: revisions, sequence: sequence)
             default:
-                continue
+                settings.apply(value)
             }
         }
+    }
+
+    /// Takes `revisions` (leaves of document `id`) and the ancestors only they had out of the
+    /// index; a document left without revisions is gone from every listing and the changes
+    /// feed, one left with other branches appears in the feed again at `sequence`.
+    ///
+    /// - Returns: the revisions that were removed (those that were leaves).
+    @discardableResult
+    mutating func purge(id: String, revisions: [Revision], sequence: Int) -> [Revision] {
+        let key = DocumentKey(id)
+        guard var entry = documents[key] else { return [] }
+        let wasDeleted = entry.isDeleted
+        var purged: [Revision] = []
+        for revision in revisions where entry.tree.removeLeaf(revision) {
+            purged.append(revision)
+        }
+        guard !purged.isEmpty else { return [] }
+        updateSequence = max(updateSequence, sequence)
+        staleChangeCount += 1
+        markStale(entry.sequence)
+        if entry.tree.leaves.isEmpty {
+            documents[key] = nil
+            if wasDeleted { deletedCount -= 1 } else { liveCount -= 1 }
+            liveIDsCache = nil
+            return purged
+        }
+        entry.sequence = sequence
+        changeLog.append((sequence, id))
+        countChange(wasNew: false, wasDeleted: wasDeleted, isDeleted: entry.isDeleted)
+        documents[key] = entry
+        return purged
     }
 
     /// Records that the change log entry with `sequence` was superseded.
@@ -84,4 +125,29 @@ struct DatabaseState: Sendable {
         if wasNew || wasDeleted != isDeleted { liveIDsCache = nil }
     }
 
+}
+
+/// What clients set through the database API. Each change is one journal line (`t` names the
+/// setting, `value` holds it), so a setting survives a crash exactly like a document write.
+struct DatabaseSettings: Sendable {
+    /// `PUT /{db}/_revs_limit`.
+    var revisionsLimit: Int?
+    /// `PUT /{db}/_security`.
+    var security: JSONObject?
+    /// `PUT /{db}/_purged_infos_limit`.
+    var purgedInfosLimit: Int?
+
+    static let revisionsLimitLine = "revs_limit"
+    static let securityLine = "security"
+    static let purgedInfosLimitLine = "purged_infos_limit"
+
+    /// Takes a setting line; other lines are ignored.
+    mutating func apply(_ line: JSONObject) {
+        switch line["t"]?.stringValue {
+        case Self.revisionsLimitLine: revisionsLimit = line["value"]?.intValue ?? revisionsLimit
+        case Self.securityLine: security = line["value"]?.objectValue ?? security
+        case Self.purgedInfosLimitLine: purgedInfosLimit = line["value"]?.intValue ?? purgedInfosLimit
+        default: break
+        }
+    }
 }

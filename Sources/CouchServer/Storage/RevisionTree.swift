@@ -70,6 +70,21 @@ struct RevisionTree: Sendable {
         }
     }
 
+    /// Removes the leaf `revision` and the ancestors no other branch shares (CouchDB's purge).
+    /// Returns whether `revision` was a leaf.
+    mutating func removeLeaf(_ revision: Revision) -> Bool {
+        guard leaves.contains(revision) else { return false }
+        leaves.remove(revision)
+        var current: Revision? = revision
+        while let removing = current, let node = nodes[removing] {
+            nodes[removing] = nil
+            guard let parent = node.parent, nodes[parent] != nil else { break }
+            if nodes.values.contains(where: { $0.parent == parent }) { break }
+            current = parent
+        }
+        return true
+    }
+
     /// Leaves in CouchDB's order: live before deleted, then highest generation, then highest hash.
     /// The first is the winning revision.
     var sortedLeaves: [Revision] {

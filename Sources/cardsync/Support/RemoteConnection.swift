@@ -13,6 +13,8 @@ struct RemoteChoice {
     var location: RemoteLocation
     /// Skip TLS certificate verification.
     var insecure: Bool
+    /// A PEM file of certificates to trust instead of the system's (`sync --ca-file`).
+    var trustedCertificatesFile: String? = nil
     /// Whether it is the embedded endpoint (and where its data is).
     var embeddedData: String?
 
@@ -191,8 +193,9 @@ final class CountingTransport: CouchTransport, @unchecked Sendable {
 func withRemoteClient<Result: Sendable>(_ choice: RemoteChoice, retry: RetryPolicy = RetryPolicy(),
                                         authentication: CouchClient.Authentication = .basic,
                                         _ body: (CouchClient, CountingTransport) async throws -> Result) async throws -> Result {
-    let configuration = CouchClient.Configuration(requestTimeout: .seconds(120), connectTimeout: .seconds(3), insecure: choice.insecure,
+    var configuration = CouchClient.Configuration(requestTimeout: .seconds(120), connectTimeout: .seconds(3), insecure: choice.insecure,
                                                   retry: retry, authentication: authentication)
+    configuration.trustedCertificatesFile = choice.trustedCertificatesFile
     let httpClient = CouchClient.makeHTTPClient(configuration: configuration)
     let counter = CountingTransport(HTTPClientTransport(client: httpClient))
     do {
