@@ -88,11 +88,19 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
+        // zlib, for the gzip form CouchDB stores compressible attachments in (Debian: zlib1g-dev).
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // `cardsync serve`: a CouchDB-compatible HTTP endpoint over a local data folder. Knows no vCard.
         .target(
             name: "CouchServer",
             dependencies: [
                 "JSONText",
+                "CZlib",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

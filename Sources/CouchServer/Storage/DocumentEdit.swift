@@ -14,15 +14,19 @@ public struct DocumentEdit: Sendable, Hashable {
     /// For replicated writes (`new_edits: false`): the revision and its ancestors, newest first,
     /// stored as given.
     public var history: [Revision]?
+    /// Attachments received outside the JSON body (a standalone attachment `PUT`, the parts of a
+    /// `multipart/related` `PUT`), by name; the body's `_attachments` marks each `follows: true`.
+    public var stagedAttachments: [String: StagedAttachment]
 
     /// An edit.
     public init(id: String, baseRevision: Revision? = nil, isDeleted: Bool = false, body: JSONObject = JSONObject(),
-                history: [Revision]? = nil) {
+                history: [Revision]? = nil, stagedAttachments: [String: StagedAttachment] = [:]) {
         self.id = id
         self.baseRevision = baseRevision
         self.isDeleted = isDeleted
         self.body = body
         self.history = history
+        self.stagedAttachments = stagedAttachments
     }
 }
 
