@@ -232,7 +232,8 @@ extension CouchResponder {
         var rendered = JSONObject()
         for (name, info) in attachments {
             let follows = following.contains { $0.name == name }
-            rendered[name] = info.rendered(follows ? .follows : .stub, encodingInfo: asked.encodingInfo)
+            // In the JSON part of a multipart answer CouchDB shows the encoding of stubs too.
+            rendered[name] = info.rendered(follows ? .follows : .stub, encodingInfo: true)
         }
         document["_attachments"] = .object(rendered)
         var pieces = ResponsePieces(contentType: "multipart/related; boundary=\"\(boundary)\"")
