@@ -214,6 +214,68 @@ extension CouchTestClient {
         }
     }
 
+    /// A `multipart/related` body: the JSON part, then one part per attachment.
+    static func multipartBody(boundary: String, document: JSONValue, parts: [(name: String, bytes: [UInt8])]) -> [UInt8] {
+        var body = Array("--\(boundary)\r\nContent-Type: application/json\r\n\r\n".utf8) + document.serialized()
+        for part in parts {
+            body += Array("\r\n--\(boundary)\r\nContent-Disposition: attachment; filename=\"\(part.name)\"\r\n\r\n".utf8) + part.bytes
+        }
+        return body + Array("\r\n--\(boundary)--".utf8)
+    }
+
+    @Test func readsTheReplicatorsMultipartWrites() async throws {
+        try await withTestServer { client, _ in
+            try await makeDatabase(client)
+            #expect(try await client.request(.put, "/db/source", json: Self.inlineDocument()).status == 201)
+            let gzipped = try await client.request(.get, "/db/source/note.txt", headers: ["Accept-Encoding": "gzip"]).bytes
+            let boundary = "abc123"
+            let document: JSONValue = .obj([
+                "_id": .string("m"), "_rev": .string("2-bbbb"),
+                "_revisions": .obj(["start": .integer(2), "ids": .array([.string("bbbb"), .string("aaaa")])]),
+                "_attachments": .obj([
+                    "note.txt": .obj(["content_type": .string("text/plain"), "revpos": .integer(1), "digest": .string("md5-f0fiyiF/tyJ118AMGD1ADQ=="),
+                                      "length": .integer(19), "follows": .bool(true), "encoding": .string("gzip"),
+                                      "encoded_length": .integer(gzipped.count)]),
+                    "pixel.png": .obj(["content_type": .string("image/png"), "revpos": .integer(2), "length": .integer(20),
+                                       "follows": .bool(true)]),
+                ]),
+            ])
+            let body = Self.multipartBody(boundary: boundary, document: document,
+                                          parts: [("note.txt", gzipped), ("pixel.png", Self.pixel)])
+            let put = try await client.upload(.put, "/db/m?new_edits=false", bytes: body,
+                                              contentType: "multipart/related; boundary=\"\(boundary)\"")
+            #expect(put.status == 201)
+            let stubs = try #require(try await client.request(.get, "/db/m").json?["_attachments"]?.objectValue)
+            #expect(stubs["note.txt"]?["digest"]?.stringValue == "md5-f0fiyiF/tyJ118AMGD1ADQ==")
+            #expect(stubs["note.txt"]?["revpos"]?.intValue == 1 && stubs["note.txt"]?["length"]?.intValue == 19)
+            #expect(stubs["pixel.png"]?["digest"]?.stringValue == "md5-V9zzzIhsNbQkPhq2k1q36g==")
+            #expect(try await client.request(.get, "/db/m/note.txt").bytes == Self.note)
+            #expect(try await client.request(.get, "/db/m/pixel.png").bytes == Self.pixel)
+            let short = Array(body.dropLast(10))
+            let cut = try await client.upload(.put, "/db/n", bytes: short, contentType: "multipart/related; boundary=\"\(boundary)\"")
+            #expect(cut.status == 400)
+            #expect(try await client.request(.get, "/db/n").status == 404)
+        }
+    }
+
+    @Test func multipartReaderFindsBoundariesSplitAcrossChunks() throws {
+        let body = Self.multipartBody(boundary: "xyz", document: .obj(["a": .integer(1)]),
+                                      parts: [("one", Array("first\r\n--xy part".utf8)), ("two", [])])
+        var reader = MultipartRelatedReader(boundary: "xyz")
+        var parts: [[UInt8]] = []
+        for byte in body {
+            for event in try reader.feed([byte]) {
+                switch event {
+                case .partStarted: parts.append([])
+                case .bytes(let bytes): parts[parts.count - 1] += bytes
+                case .partEnded: break
+                }
+            }
+        }
+        #expect(reader.isFinished)
+        #expect(parts == [Array(#"{"a":1}"#.utf8), Array("first\r\n--xy part".utf8), []])
+    }
+
     /// The parts of a multipart body: header block and body of each.
     static func parts(of bytes: [UInt8], boundary: String) -> [(headers: String, body: ArraySlice<UInt8>)] {
         let delimiter = Array("--\(boundary)".utf8)

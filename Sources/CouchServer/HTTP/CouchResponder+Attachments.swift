@@ -254,3 +254,91 @@ extension CouchResponder {
         name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }
 }
+
+extension CouchResponder {
+    /// Whether a document `PUT` sends its attachments as `multipart/related` (read as it arrives).
+    static func isMultipartDocumentUpload(_ method: HTTPRequest.Method, _ segments: [String], contentType: String?) -> Bool {
+        guard method == .put, segments.count >= 2, let contentType else { return false }
+        return MultipartRelatedReader.boundary(ofContentType: contentType) != nil
+    }
+
+    /// Reads a `multipart/related` document `PUT` as it arrives: the JSON part, then one part
+    /// per attachment marked `follows: true` (matched by `Content-Disposition` filename, else in
+    /// order), each streamed to a temporary attachment file. Parts the replicator sends with
+    /// `encoding: gzip` are stored as sent, so their digests stay the source's.
+    func readMultipartDocument(_ request: CouchRequest, into store: AttachmentStore,
+                               boundary: String) async throws(CouchError) -> (JSONObject, [String: StagedAttachment]) {
+        guard let stream = request.bodyStream else { throw CouchError(.badRequest, reason: "multipart body missing") }
+        var reader = MultipartRelatedReader(boundary: boundary)
+        var partIndex = -1
+        var json: [UInt8] = []
+        var document: JSONObject?
+        var following: [(name: String, info: JSONValue)] = []
+        var writer: AttachmentWriter?
+        var current: (name: String, declaredLength: Int?)?
+        var staged: [String: StagedAttachment] = [:]
+        let maximumSize = configuration.maximumRequestSize
+
+        func handle(_ event: MultipartRelatedReader.Event) throws(CouchError) {
+            switch event {
+            case .partStarted(let headers):
+                partIndex += 1
+                guard partIndex > 0 else { return }
+                guard document != nil else { throw CouchError(.badRequest, reason: "multipart: the JSON part must come first") }
+                var name: String?
+                if let disposition = headers["content-disposition"], let range = disposition.range(of: "filename=\"") {
+                    name = String(disposition[range.upperBound...].prefix { $0 != "\"" })
+                }
+                if name == nil, partIndex - 1 < following.count { name = following[partIndex - 1].name }
+                guard let name, let info = following.first(where: { $0.name == name })?.info else {
+                    throw CouchError(.badRequest, reason: "multipart: a part matches no attachment marked follows")
+                }
+                let isEncoded = info["encoding"]?.stringValue == "gzip"
+                let contentType = info["content_type"]?.stringValue ?? headers["content-type"] ?? "application/octet-stream"
+                writer = try AttachmentWriter(store: store, compress: !isEncoded && AttachmentInfo.isCompressible(contentType))
+                current = (name, isEncoded ? info["length"]?.intValue : nil)
+            case .bytes(let bytes):
+                if partIndex == 0 {
+                    json.append(contentsOf: bytes)
+                    if json.count > maximumSize { throw CouchError(.requestTooLarge, reason: "the request entity is too large") }
+                } else {
+                    try writer?.append(bytes)
+                }
+            case .partEnded:
+                if partIndex == 0 {
+                    guard let object = try? JSONValue(parsing: json, options: CouchRequest.jsonOptions).objectValue else {
+                        throw CouchError(.badRequest, reason: "multipart: the first part must be a JSON object")
+                    }
+                    document = object
+                    following = (object["_attachments"]?.objectValue?.members ?? [])
+                        .filter { $0.value["follows"]?.boolValue == true }
+                        .map { ($0.key, $0.value) }
+                } else if let finished = writer, let (name, declaredLength) = current {
+                    var result = try finished.finish()
+                    if let declaredLength {
+                        result.isGzip = true
+                        result.length = declaredLength
+                    }
+                    staged[name] = result
+                    writer = nil
+                    current = nil
+                }
+            }
+        }
+
+        do {
+            for try await buffer in stream {
+                for event in try reader.feed(Array(buffer.readableBytesView)) { try handle(event) }
+            }
+        } catch let error as CouchError {
+            throw error
+        } catch {
+            throw CouchError(.badRequest, reason: "the request body could not be read: \(error)")
+        }
+        guard reader.isFinished, let document else { throw CouchError(.badRequest, reason: "multipart body ends too soon") }
+        for (name, _) in following where staged[name] == nil {
+            throw CouchError(.badRequest, reason: "multipart: no part for attachment \(name)")
+        }
+        return (document, staged)
+    }
+}

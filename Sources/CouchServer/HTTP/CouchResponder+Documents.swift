@@ -46,9 +46,15 @@ extension CouchResponder {
     }
 
     private func writeDocument(_ request: CouchRequest, _ database: Database, id: String) async throws(CouchError) -> CouchResponse {
-        let object = try request.jsonBody()
-        guard let object = object.objectValue else {
-            throw CouchError(.badRequest, reason: "Document must be a JSON object")
+        let object: JSONObject
+        var received: [String: StagedAttachment] = [:]
+        if let type = request.headers[.contentType], let boundary = MultipartRelatedReader.boundary(ofContentType: type) {
+            (object, received) = try await readMultipartDocument(request, into: database.attachments, boundary: boundary)
+        } else {
+            guard let parsed = try request.jsonBody().objectValue else {
+                throw CouchError(.badRequest, reason: "Document must be a JSON object")
+            }
+            object = parsed
         }
         var parsed = try DocumentRequestBody.parse(object)
         let outside = try revisionFromQueryOrHeader(request)
@@ -59,7 +65,8 @@ extension CouchResponder {
             parsed.revision = outside
         }
         let newEdits = try request.flag("new_edits", default: true)
-        let edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: configuration.maximumDocumentSize)
+        var edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: configuration.maximumDocumentSize)
+        edit.stagedAttachments = received
         let saved = try await save(edit, in: database, newEdits: newEdits)
         var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
         response.setETag(saved.description)

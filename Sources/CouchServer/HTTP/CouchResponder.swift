@@ -84,7 +84,8 @@ struct CouchResponder: HTTPResponder {
         }
         var body: [UInt8] = []
         var bodyStream: RequestBody?
-        if Self.isAttachmentUpload(request.method, segments) {
+        if Self.isAttachmentUpload(request.method, segments)
+            || Self.isMultipartDocumentUpload(request.method, segments, contentType: request.headers[.contentType]) {
             bodyStream = request.body
         } else if request.method != .get && request.method != .head {
             do {
