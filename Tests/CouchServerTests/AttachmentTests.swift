@@ -300,6 +300,36 @@ extension CouchTestClient {
         return parts
     }
 
+    @Test func aCopyResolvesItsStubsAgainstTheCopiedDocument() async throws {
+        let folder = try TestPaths.makeTemporaryDirectory("attachments-copy")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try Database.create(named: "db", in: folder)
+        let source = DocumentEdit(id: "source", body: ["_attachments": .obj([
+            "a.txt": .obj(["content_type": .string("text/plain"), "data": .string(Data(Self.note).base64EncodedString())]),
+        ])])
+        guard case .saved(_, let revision) = try await database.update([source]).first else {
+            Issue.record("the source was not saved")
+            return
+        }
+        let entry = try #require(try await database.entry("source"))
+        var body = try #require(try await database.render(entry, revision: revision))
+        body["_id"] = nil
+        body["_rev"] = nil
+        let orphan = DocumentEdit(id: "orphan", body: body)
+        #expect(try await database.update([orphan]).first == .failed(id: "orphan", error: CouchError(.missingStub, reason: "Invalid attachment stub in orphan for a.txt")))
+        var copy = DocumentEdit(id: "copy", body: body)
+        copy.attachmentOrigin = .init(id: "source", revision: revision)
+        guard case .saved(_, let copied) = try await database.update([copy]).first else {
+            Issue.record("the copy was not saved")
+            return
+        }
+        let copyEntry = try #require(try await database.entry("copy"))
+        let rendered = try #require(try await database.render(copyEntry, revision: copied))
+        #expect(rendered["_attachments"]?["a.txt"]?["digest"]?.stringValue == "md5-f0fiyiF/tyJ118AMGD1ADQ==")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("attachments").path)
+        #expect(files.count == 1)
+    }
+
     @Test func eachContentIsStoredOnceAndCompactionRemovesUnreferencedFiles() async throws {
         let folder = try TestPaths.makeTemporaryDirectory("attachments")
         defer { try? FileManager.default.removeItem(at: folder) }

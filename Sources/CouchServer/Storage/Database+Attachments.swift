@@ -34,7 +34,11 @@ extension Database {
             }
             let contentType = value["content_type"]?.stringValue ?? "application/octet-stream"
             if value["stub"]?.boolValue == true {
-                guard let info = try storedAttachment(named: name, in: entry, sources: sources) else {
+                var found = try storedAttachment(named: name, in: entry, sources: sources)
+                if found == nil, let origin = edit.attachmentOrigin, let originEntry = try self.entry(origin.id) {
+                    found = try storedAttachment(named: name, in: originEntry, sources: [origin.revision])
+                }
+                guard let info = found else {
                     if newEdits, let base = edit.baseRevision, !entry.tree.leaves.contains(base) {
                         throw CouchError.conflictingUpdate
                     }
