@@ -224,7 +224,7 @@ extension CouchTestClient {
     }
 
     @Test func readsTheReplicatorsMultipartWrites() async throws {
-        try await withTestServer { client, _ in
+        try await withTestServer { client, server in
             try await makeDatabase(client)
             #expect(try await client.request(.put, "/db/source", json: Self.inlineDocument()).status == 201)
             let gzipped = try await client.request(.get, "/db/source/note.txt", headers: ["Accept-Encoding": "gzip"]).bytes
@@ -255,6 +255,14 @@ extension CouchTestClient {
             let cut = try await client.upload(.put, "/db/n", bytes: short, contentType: "multipart/related; boundary=\"\(boundary)\"")
             #expect(cut.status == 400)
             #expect(try await client.request(.get, "/db/n").status == 404)
+            // A refused write leaves no temporary file behind.
+            let stubMissing = try await client.upload(.put, "/db/m?rev=1-0000", bytes: Self.multipartBody(
+                boundary: boundary, document: .obj(["_attachments": .obj(["x.bin": .obj(["content_type": .string("application/octet-stream"),
+                                                                                         "follows": .bool(true)])])]),
+                parts: [("x.bin", [1, 2, 3])]), contentType: "multipart/related; boundary=\"\(boundary)\"")
+            #expect(stubMissing.status == 409)
+            let folder = server.configuration.dataDirectory.appendingPathComponent("databases/db/attachments")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.hasPrefix("tmp-") })
         }
     }
 

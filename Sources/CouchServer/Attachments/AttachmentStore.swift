@@ -63,6 +63,12 @@ struct AttachmentStore: Sendable {
         try FileIO.syncDirectory(directory)
     }
 
+    /// Removes the temporary files of attachments an edit did not commit (a refused edit);
+    /// committed ones were renamed away and are left alone.
+    func discardUncommitted(_ staged: some Sequence<StagedAttachment>) {
+        for attachment in staged { unlink(attachment.temporaryPath) }
+    }
+
     /// The stored bytes of an attachment (its encoded form when it is stored gzipped).
     func read(digest: String) throws(CouchError) -> [UInt8] {
         let path = path(forDigest: digest)

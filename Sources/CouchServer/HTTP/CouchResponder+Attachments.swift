@@ -116,6 +116,7 @@ extension CouchResponder {
         var body = base
         body["_attachments"] = .object(attachments)
         let edit = DocumentEdit(id: id, baseRevision: revision, body: body, stagedAttachments: [name: staged])
+        defer { database.attachments.discardUncommitted([staged]) }
         let saved = try await saveAttachmentEdit(edit, in: database)
         var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
         response.setHeader("Location", location(request, database.name, id, name))
@@ -330,15 +331,15 @@ extension CouchResponder {
             for try await buffer in stream {
                 for event in try reader.feed(Array(buffer.readableBytesView)) { try handle(event) }
             }
-        } catch let error as CouchError {
-            throw error
+            guard reader.isFinished, let document else { throw CouchError(.badRequest, reason: "multipart body ends too soon") }
+            for (name, _) in following where staged[name] == nil {
+                throw CouchError(.badRequest, reason: "multipart: no part for attachment \(name)")
+            }
+            return (document, staged)
         } catch {
+            store.discardUncommitted(staged.values)
+            if let error = error as? CouchError { throw error }
             throw CouchError(.badRequest, reason: "the request body could not be read: \(error)")
         }
-        guard reader.isFinished, let document else { throw CouchError(.badRequest, reason: "multipart body ends too soon") }
-        for (name, _) in following where staged[name] == nil {
-            throw CouchError(.badRequest, reason: "multipart: no part for attachment \(name)")
-        }
-        return (document, staged)
     }
 }

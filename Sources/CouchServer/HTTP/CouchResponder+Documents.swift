@@ -67,6 +67,7 @@ extension CouchResponder {
         let newEdits = try request.flag("new_edits", default: true)
         var edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: configuration.maximumDocumentSize)
         edit.stagedAttachments = received
+        defer { database.attachments.discardUncommitted(received.values) }
         let saved = try await save(edit, in: database, newEdits: newEdits)
         var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
         response.setETag(saved.description)
