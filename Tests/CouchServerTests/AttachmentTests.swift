@@ -77,6 +77,11 @@ extension CouchTestClient {
             #expect(get.header("Content-Type") == "application/octet-stream")
             #expect(get.header("ETag") == "\"4shl20Fivtljv6qe9qwY8A==\"")
             #expect(get.header("Accept-Ranges") == "bytes")
+            let range = try await client.request(.get, "/db/d/photo.bin", headers: ["Range": "bytes=10-19"])
+            #expect(range.status == 206 && range.bytes == Array(binary[10...19]))
+            #expect(range.header("Content-Range") == "bytes 10-19/256")
+            #expect(try await client.request(.get, "/db/d/photo.bin", headers: ["Range": "bytes=-6"]).bytes == Array(binary[250...]))
+            #expect(try await client.request(.get, "/db/d/photo.bin", headers: ["Range": "bytes=300-"]).status == 416)
             let head = try await client.request(.head, "/db/d/photo.bin")
             #expect(head.status == 200 && head.bytes.isEmpty && head.header("Content-Length") == "256")
             // A name with a slash and a space, reachable with the slash encoded or not.

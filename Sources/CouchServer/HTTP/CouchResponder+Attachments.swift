@@ -63,6 +63,15 @@ extension CouchResponder {
             response.setHeader("Content-Encoding", "gzip")
         } else if info.isGzip {
             pieces.append(.inflatedFile(path: path, length: info.length))
+        } else if let range = request.headers[.range], let (first, last) = Self.byteRange(range, length: info.length) {
+            guard first <= last else {
+                var refused = CouchResponse(status: .rangeNotSatisfiable, body: .empty)
+                refused.setHeader("Content-Range", "bytes */\(info.length)")
+                return refused
+            }
+            pieces.append(.fileSlice(path: path, offset: first, length: last - first + 1))
+            response.status = .partialContent
+            response.setHeader("Content-Range", "bytes \(first)-\(last)/\(info.length)")
         } else {
             pieces.append(.file(path: path, length: info.length))
         }
@@ -72,6 +81,24 @@ extension CouchResponder {
         response.setHeader("Accept-Ranges", info.isGzip ? "none" : "bytes")
         response.setHeader("Content-Security-Policy", "sandbox")
         return response
+    }
+
+    /// The one range of `Range: bytes=…` (`a-b`, `a-`, `-n`) as first and last offsets, clamped
+    /// to `length`; first above last when it cannot be satisfied. `nil` for what is not one byte
+    /// range (several ranges, other units): then the whole attachment is sent.
+    static func byteRange(_ header: String, length: Int) -> (Int, Int)? {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let spec = header.dropFirst("bytes=".count).trimmingCharacters(in: " ")
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        if parts[0].isEmpty {
+            guard let suffix = Int(parts[1]), suffix >= 0 else { return nil }
+            return suffix == 0 ? (1, 0) : (max(0, length - suffix), length - 1)
+        }
+        guard let first = Int(parts[0]), first >= 0 else { return nil }
+        let last = parts[1].isEmpty ? length - 1 : Int(parts[1])
+        guard let last, last >= first else { return last == nil ? nil : (1, 0) }
+        return first >= length ? (1, 0) : (first, min(last, length - 1))
     }
 
     private static func acceptsGzip(_ request: CouchRequest) -> Bool {

@@ -16,13 +16,15 @@ struct ResponsePieces: Sendable {
         case bytes([UInt8])
         /// A file sent as stored.
         case file(path: String, length: Int)
+        /// `length` bytes of a file from `offset` (a `Range` request).
+        case fileSlice(path: String, offset: Int, length: Int)
         /// A gzip file sent decompressed; `length` is the decompressed length.
         case inflatedFile(path: String, length: Int)
 
         var length: Int {
             switch self {
             case .bytes(let bytes): bytes.count
-            case .file(_, let length), .inflatedFile(_, let length): length
+            case .file(_, let length), .inflatedFile(_, let length), .fileSlice(_, _, let length): length
             }
         }
     }
@@ -65,6 +67,16 @@ struct ResponsePieces: Sendable {
                 defer { close(descriptor) }
                 while let chunk = try Self.readChunk(descriptor, path: path) {
                     try await writer.write(ByteBuffer(bytes: chunk))
+                }
+            case .fileSlice(let path, let offset, let length):
+                let descriptor = try Self.open(path)
+                defer { close(descriptor) }
+                var sent = 0
+                while sent < length {
+                    let count = min(Self.chunkSize, length - sent)
+                    let chunk = try FileIO.read(descriptor, at: offset + sent, length: count, path: path)
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                    sent += count
                 }
             case .inflatedFile(let path, _):
                 let descriptor = try Self.open(path)
