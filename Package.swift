@@ -89,6 +89,13 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
+        // zlib, for the gzip form CouchDB stores compressible attachments in (Debian: zlib1g-dev).
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // `cardsync serve`: a CouchDB-compatible HTTP endpoint over a local data folder. Knows no vCard.
         .target(
             name: "CouchServer",
@@ -96,6 +103,7 @@ let package = Package(
                 "JSONText",
                 // `_replicate` reaches remote databases through the project's own client.
                 "CouchClient",
+                "CZlib",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

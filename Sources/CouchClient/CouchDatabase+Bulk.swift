@@ -74,16 +74,19 @@ extension CouchDatabase {
     /// - Parameters:
     ///   - requests: ids and optional revisions.
     ///   - revisions: include `_revisions` in each document.
+    ///   - attachments: include each attachment's bytes (base64 `data`) instead of its stub,
+    ///     so that a document and its attachments can be written elsewhere as they are.
     /// - Returns: one result per revision returned, in order.
     /// - Throws: ``CouchClientError``.
-    public func bulkGet(_ requests: [BulkGetRequest], revisions: Bool = false) async throws -> [BulkGetResult] {
+    public func bulkGet(_ requests: [BulkGetRequest], revisions: Bool = false, attachments: Bool = false) async throws -> [BulkGetResult] {
         guard !requests.isEmpty else { return [] }
         let docs: [JSONValue] = requests.map { request in
             var entry: JSONObject = ["id": .string(request.id)]
             if let revision = request.revision { entry["rev"] = .string(revision) }
             return .object(entry)
         }
-        let query: [(String, String)] = revisions ? [("revs", "true")] : []
+        var query: [(String, String)] = revisions ? [("revs", "true")] : []
+        if attachments { query.append(("attachments", "true")) }
         let response = try await client.send("POST", path: path + "/_bulk_get", query: query, body: ["docs": .array(docs)])
         guard let results = response.json["results"]?.arrayValue else { throw invalid("expected results from _bulk_get") }
         var output: [BulkGetResult] = []

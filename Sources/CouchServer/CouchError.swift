@@ -42,6 +42,8 @@ public struct CouchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let conflict = Code(name: "conflict", status: 409)
         /// 412: the database already exists.
         public static let fileExists = Code(name: "file_exists", status: 412)
+        /// 412: an attachment stub names an attachment the edited revision does not have.
+        public static let missingStub = Code(name: "missing_stub", status: 412)
         /// 413: the document is larger than `max_document_size`.
         public static let documentTooLarge = Code(name: "document_too_large", status: 413)
         /// 413: the request body is larger than the server accepts.

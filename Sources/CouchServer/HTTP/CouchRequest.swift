@@ -17,6 +17,9 @@ struct CouchRequest: Sendable {
     var query: [String: String]
     var headers: HTTPFields
     var body: [UInt8]
+    /// The body not yet read, for a standalone attachment `PUT` (streamed to a file instead
+    /// of collected into ``body``).
+    var bodyStream: RequestBody?
     var identity: Authenticator.Identity = .anonymous
     /// `host:port` the client addressed, for `Location` headers.
     var authority: String

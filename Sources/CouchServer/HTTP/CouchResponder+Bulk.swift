@@ -102,7 +102,8 @@ extension CouchResponder {
         return CouchResponse(.object(result))
     }
 
-    /// `POST /{db}/_bulk_get`: documents at given revisions (`revs`, `latest`).
+    /// `POST /{db}/_bulk_get`: documents at given revisions (`revs`, `latest`, `attachments`),
+    /// as JSON or, for a client that accepts only `multipart/mixed`, as CouchDB's multipart.
     func bulkGet(_ request: CouchRequest, _ database: Database) async throws(CouchError) -> CouchResponse {
         try request.requireJSONContentType()
         let body = try request.jsonObjectBody()
@@ -111,40 +112,100 @@ extension CouchResponder {
         }
         var options = try renderOptions(request)
         options.revisions = try request.flag("revs")
+        options.keepsStoredAttachments = true
         let latest = try request.flag("latest")
-        var results: [JSONValue] = []
+        let asked = try attachmentRequest(request)
+        var results: [(id: String?, docs: [BulkGetResult])] = []
         for item in requests {
             guard let id = item["id"]?.stringValue else {
                 let error = Self.bulkGetError(id: nil, revision: item["rev"]?.stringValue, .init(.badRequest, reason: "document id missed"))
-                results.append(.object(["id": .null, "docs": .array([error])]))
+                results.append((nil, [.error(error)]))
                 continue
             }
             let revisionText = item["rev"]?.stringValue
-            var docs: [JSONValue] = []
+            var docs: [BulkGetResult] = []
             if let entry = try await database.entry(id), let winner = entry.winner {
                 if let revisionText {
                     if let revision = Revision(revisionText) {
                         let targets = latest ? entry.tree.leaves(descendingFrom: revision) : [revision]
                         for target in targets {
                             if let object = try await database.render(entry, revision: target, options: options) {
-                                docs.append(.object(["ok": .object(object)]))
+                                docs.append(.ok(object))
                             }
                         }
                     }
-                    if docs.isEmpty { docs.append(Self.bulkGetError(id: id, revision: revisionText, .missingDocument)) }
+                    if docs.isEmpty { docs.append(.error(Self.bulkGetError(id: id, revision: revisionText, .missingDocument))) }
                 } else if entry.isDeleted {
-                    docs.append(Self.bulkGetError(id: id, revision: "undefined", .deletedDocument))
+                    docs.append(.error(Self.bulkGetError(id: id, revision: "undefined", .deletedDocument)))
                 } else if let object = try await database.render(entry, revision: winner, options: options) {
-                    docs.append(.object(["ok": .object(object)]))
+                    docs.append(.ok(object))
                 } else {
-                    docs.append(Self.bulkGetError(id: id, revision: "undefined", .missingDocument))
+                    docs.append(.error(Self.bulkGetError(id: id, revision: "undefined", .missingDocument)))
                 }
             } else {
-                docs.append(Self.bulkGetError(id: id, revision: revisionText ?? "undefined", .missingDocument))
+                docs.append(.error(Self.bulkGetError(id: id, revision: revisionText ?? "undefined", .missingDocument)))
             }
-            results.append(.object(["id": .string(id), "docs": .array(docs)]))
+            results.append((id, docs))
         }
-        return CouchResponse(.object(["results": .array(results)]))
+        let accept = request.headers[.accept] ?? ""
+        if accept.contains("multipart/mixed"), !accept.contains("application/json") {
+            return try bulkGetMultipart(results, database, asked)
+        }
+        var rows: [JSONValue] = []
+        for (id, docs) in results {
+            var values: [JSONValue] = []
+            for doc in docs {
+                switch doc {
+                case .ok(var object):
+                    try inlineAttachments(&object, database, asked)
+                    values.append(.object(["ok": .object(object)]))
+                case .error(let error):
+                    values.append(error)
+                }
+            }
+            rows.append(.object(["id": id.map(JSONValue.string) ?? .null, "docs": .array(values)]))
+        }
+        return CouchResponse(.object(["results": .array(rows)]))
+    }
+
+    enum BulkGetResult {
+        case ok(JSONObject)
+        case error(JSONValue)
+    }
+
+    /// `_bulk_get` as CouchDB writes it for `Accept: multipart/mixed`: a boundary starting with
+    /// `--`, per revision a part with `X-Doc-Id` and `X-Rev-Id` holding `multipart/related`
+    /// (attachments following) or JSON; errors as JSON parts marked `error="true"`.
+    private func bulkGetMultipart(_ results: [(id: String?, docs: [BulkGetResult])], _ database: Database,
+                                  _ asked: AttachmentRequest) throws(CouchError) -> CouchResponse {
+        let boundary = "--" + Database.randomHex()
+        var pieces = ResponsePieces(contentType: "multipart/mixed; boundary=\"\(boundary)\"")
+        pieces.append("\r\n")
+        for (id, docs) in results {
+            for doc in docs {
+                pieces.append("--\(boundary)\r\n")
+                switch doc {
+                case .ok(var object):
+                    pieces.append("X-Doc-Id: \(id ?? "")\r\nX-Rev-Id: \(object["_rev"]?.stringValue ?? "")\r\n")
+                    if asked.includesData || asked.sinceGeneration != nil,
+                       let related = relatedParts(object, database, asked, boundary: "--" + Database.randomHex(), always: false) {
+                        let inner = related.contentType.replacingOccurrences(of: "\"", with: "")
+                        pieces.append("Content-Type: \(inner)\r\n\r\n")
+                        pieces.append(contentsOf: related)
+                    } else {
+                        try inlineAttachments(&object, database, asked)
+                        pieces.append("Content-Type: application/json\r\n\r\n")
+                        pieces.append(object.serialized())
+                    }
+                case .error(let error):
+                    pieces.append("X-Doc-Id: \(id ?? "")\r\nContent-Type: application/json; error=\"true\"\r\n\r\n")
+                    pieces.append(error.serialized())
+                }
+                pieces.append("\r\n")
+            }
+        }
+        pieces.append("--\(boundary)--\r\n")
+        return CouchResponse(status: .ok, body: .pieces(pieces))
     }
 
     private static func bulkGetError(id: String?, revision: String?, _ error: CouchError) -> JSONValue {

@@ -45,11 +45,12 @@ extension CouchResponder {
         return .ok()
     }
 
-    /// `POST /{db}/_compact`: CouchDB's 202. The journal is not rewritten: every answer is
-    /// already served from it, and `cardsync serve` has no background compaction yet.
+    /// `POST /{db}/_compact`: CouchDB's 202, after removing the attachment files no stored
+    /// revision refers to. The journal itself is not rewritten: every answer is served from it.
     func compact(_ request: CouchRequest, _ database: Database) async throws(CouchError) -> CouchResponse {
         try allow(request, [.post])
         try request.requireJSONContentType()
+        _ = try await database.collectUnreferencedAttachments()
         return .ok(status: .accepted)
     }
 
@@ -156,7 +157,10 @@ extension CouchResponder {
             body.members.append(member)
         }
         try DocumentRequestBody.validate(id: targetID)
-        let saved = try await save(DocumentEdit(id: targetID, baseRevision: targetRevision, body: body), in: database)
+        var edit = DocumentEdit(id: targetID, baseRevision: targetRevision, body: body)
+        // The copy's attachment stubs name the source's files, which the copy shares.
+        edit.attachmentOrigin = .init(id: id, revision: revision)
+        let saved = try await save(edit, in: database)
         var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(targetID), "rev": .string(saved.description)]))
         response.setETag(saved.description)
         response.setHeader("Location", location(request, database.name, targetID))

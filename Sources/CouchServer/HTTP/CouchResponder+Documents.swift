@@ -48,9 +48,15 @@ extension CouchResponder {
     }
 
     private func writeDocument(_ request: CouchRequest, _ database: Database, id: String) async throws(CouchError) -> CouchResponse {
-        let object = try request.jsonBody()
-        guard let object = object.objectValue else {
-            throw CouchError(.badRequest, reason: "Document must be a JSON object")
+        let object: JSONObject
+        var received: [String: StagedAttachment] = [:]
+        if let type = request.headers[.contentType], let boundary = MultipartRelatedReader.boundary(ofContentType: type) {
+            (object, received) = try await readMultipartDocument(request, into: database.attachments, boundary: boundary)
+        } else {
+            guard let parsed = try request.jsonBody().objectValue else {
+                throw CouchError(.badRequest, reason: "Document must be a JSON object")
+            }
+            object = parsed
         }
         var parsed = try DocumentRequestBody.parse(object)
         let outside = try revisionFromQueryOrHeader(request)
@@ -61,7 +67,9 @@ extension CouchResponder {
             parsed.revision = outside
         }
         let newEdits = try request.flag("new_edits", default: true)
-        let edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: configuration.maximumDocumentSize)
+        var edit = try DocumentRequestBody.edit(parsed, id: id, newEdits: newEdits, maximumSize: configuration.maximumDocumentSize)
+        edit.stagedAttachments = received
+        defer { database.attachments.discardUncommitted(received.values) }
         let saved = try await save(edit, in: database, newEdits: newEdits)
         if let accepted = try batchAnswer(request, id: id) { return accepted }
         var response = CouchResponse(status: .created, .object(["ok": .bool(true), "id": .string(id), "rev": .string(saved.description)]))
@@ -108,13 +116,15 @@ extension CouchResponder {
             revisions: try request.flag("revs"),
             revisionsInfo: meta || revisionsInfo,
             conflicts: meta || conflicts,
-            deletedConflicts: meta || deletedConflicts
+            deletedConflicts: meta || deletedConflicts,
+            attachmentEncodingInfo: try request.flag("att_encoding_info")
         )
     }
 
     private func readDocument(_ request: CouchRequest, _ database: Database, id: String) async throws(CouchError) -> CouchResponse {
         guard let entry = try await database.entry(id), let winner = entry.winner else { throw CouchError.missingDocument }
-        let options = try renderOptions(request)
+        var options = try renderOptions(request)
+        options.keepsStoredAttachments = true
         if let openRevisions = request.query["open_revs"] {
             return try await self.openRevisions(request, database, entry: entry, parameter: openRevisions, options: options)
         }
@@ -132,7 +142,16 @@ extension CouchResponder {
             throw CouchError.missingDocument
         }
         if try request.flag("local_seq") { object["_local_seq"] = .integer(entry.sequence) }
-        var response = CouchResponse(.object(object))
+        let asked = try attachmentRequest(request)
+        var response: CouchResponse
+        if asked.includesData || asked.sinceGeneration != nil, request.headers[.accept]?.contains("multipart/related") == true,
+           let pieces = relatedParts(object, database, asked, boundary: Database.randomHex(), always: false) {
+            response = CouchResponse(status: .ok, body: .pieces(pieces))
+        } else {
+            try inlineAttachments(&object, database, asked)
+            response = CouchResponse(.object(object))
+            if request.headers[.accept]?.contains("multipart/") == true { response.setHeader("Content-Type", "application/json") }
+        }
         let hasMeta = options.revisionsInfo || object["_conflicts"] != nil || object["_deleted_conflicts"] != nil
         if !hasMeta {
             let tag = "\"\(revision)\""
@@ -147,12 +166,13 @@ extension CouchResponder {
     /// `?open_revs=all` or `?open_revs=[…]`: the asked revisions, as `{"ok": doc}` or `{"missing": rev}`.
     private func openRevisions(_ request: CouchRequest, _ database: Database, entry: DocumentEntry, parameter: String,
                                options: Database.RenderOptions) async throws(CouchError) -> CouchResponse {
-        var results: [JSONValue] = []
+        /// A found revision (its document) or the text of a missing one.
+        var results: [(object: JSONObject?, missing: String?)] = []
         let latest = try request.flag("latest")
         if parameter == "all" {
             for leaf in entry.tree.leaves.sorted() {
                 if let object = try await database.render(entry, revision: leaf, options: options) {
-                    results.append(.object(["ok": .object(object)]))
+                    results.append((object, nil))
                 }
             }
         } else {
@@ -165,32 +185,59 @@ extension CouchResponder {
                 var found = false
                 for target in targets {
                     if let object = try await database.render(entry, revision: target, options: options) {
-                        results.append(.object(["ok": .object(object)]))
+                        results.append((object, nil))
                         found = true
                     }
                 }
-                if !found { results.append(.object(["missing": .string(text)])) }
+                if !found { results.append((nil, text)) }
             }
         }
+        let asked = try attachmentRequest(request)
         let accept = request.headers[.accept] ?? ""
         if accept.contains("multipart/mixed"), !accept.contains("application/json") {
-            return multipart(results)
+            return try multipart(results, database, asked)
         }
-        return CouchResponse(.array(results))
+        var values: [JSONValue] = []
+        for result in results {
+            if var object = result.object {
+                try inlineAttachments(&object, database, asked)
+                values.append(.object(["ok": .object(object)]))
+            } else if let missing = result.missing {
+                values.append(.object(["missing": .string(missing)]))
+            }
+        }
+        var response = CouchResponse(.array(values))
+        if accept.contains("multipart/") { response.setHeader("Content-Type", "application/json") }
+        return response
     }
 
-    /// `open_revs` as CouchDB's replicator asks for it: one JSON part per revision.
-    private func multipart(_ results: [JSONValue]) -> CouchResponse {
+    /// `open_revs` as CouchDB's replicator asks for it (`multipart/mixed`): per revision a
+    /// `multipart/related` part with its attachments following (those newer than `atts_since`),
+    /// or a JSON part when none follow; a missing revision is a JSON part marked `error="true"`.
+    private func multipart(_ results: [(object: JSONObject?, missing: String?)], _ database: Database,
+                           _ asked: AttachmentRequest) throws(CouchError) -> CouchResponse {
         let boundary = Database.randomHex()
-        var bytes: [UInt8] = []
+        var pieces = ResponsePieces(contentType: "multipart/mixed; boundary=\"\(boundary)\"")
         for result in results {
-            bytes.append(contentsOf: "--\(boundary)\r\nContent-Type: application/json\r\n\r\n".utf8)
-            let value = result["ok"] ?? result
-            value.write(to: &bytes)
-            bytes.append(contentsOf: "\r\n".utf8)
+            pieces.append("--\(boundary)\r\n")
+            if var object = result.object {
+                if let related = relatedParts(object, database, asked, boundary: Database.randomHex(), always: true) {
+                    pieces.append("Content-Type: \(related.contentType)\r\n\r\n")
+                    pieces.append(contentsOf: related)
+                } else {
+                    try inlineAttachments(&object, database, asked)
+                    pieces.append("Content-Type: application/json\r\n\r\n")
+                    pieces.append(object.serialized())
+                }
+            } else if let missing = result.missing {
+                pieces.append("Content-Type: application/json; error=\"true\"\r\n\r\n")
+                let body: JSONObject = ["missing": .string(missing)]
+                pieces.append(body.serialized())
+            }
+            pieces.append("\r\n")
         }
-        bytes.append(contentsOf: "--\(boundary)--".utf8)
-        return CouchResponse(status: .ok, body: .bytes(bytes, contentType: "multipart/mixed; boundary=\"\(boundary)\""))
+        pieces.append("--\(boundary)--")
+        return CouchResponse(status: .ok, body: .pieces(pieces))
     }
 
     // MARK: Local documents

@@ -136,7 +136,7 @@ extension CouchResponder {
             "db_name": .string(database.name),
             "purge_seq": .string(database.sequenceToken(0)),
             "update_seq": .string(database.sequenceToken(sequence)),
-            "sizes": .object(["file": .integer(await database.fileSize), "external": .integer(0), "active": .integer(0)]),
+            "sizes": .object(["file": .integer(await database.fileSize + database.attachmentsSize), "external": .integer(0), "active": .integer(0)]),
             "props": .object([:]),
             "doc_del_count": .integer(await database.deletedDocumentCount),
             "doc_count": .integer(await database.documentCount),

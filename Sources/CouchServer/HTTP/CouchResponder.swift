@@ -48,6 +48,12 @@ struct CouchResponder: HTTPResponder {
                 try await write(&writer)
                 try await writer.finish(nil)
             }
+        case .pieces(let pieces):
+            headers[.contentType] = pieces.contentType
+            headers[.contentLength] = String(pieces.length)
+            body = isHead ? ResponseBody() : ResponseBody(contentLength: pieces.length) { writer in
+                try await pieces.write(to: &writer)
+            }
         case .empty:
             body = ResponseBody()
         }
@@ -77,7 +83,11 @@ struct CouchResponder: HTTPResponder {
             }
         }
         var body: [UInt8] = []
-        if request.method != .get && request.method != .head {
+        var bodyStream: RequestBody?
+        if Self.isAttachmentUpload(request.method, segments)
+            || Self.isMultipartDocumentUpload(request.method, segments, contentType: request.headers[.contentType]) {
+            bodyStream = request.body
+        } else if request.method != .get && request.method != .head {
             do {
                 let buffer = try await request.body.collect(upTo: configuration.maximumRequestSize)
                 body = Array(buffer.readableBytesView)
@@ -87,7 +97,7 @@ struct CouchResponder: HTTPResponder {
         }
         let authority = request.head.authority ?? "\(configuration.host):\(configuration.port)"
         return CouchRequest(method: request.method, segments: segments, target: request.uri.string, query: query,
-                            headers: request.headers, body: body, authority: authority)
+                            headers: request.headers, body: body, bodyStream: bodyStream, authority: authority)
     }
 
     // MARK: Authentication
@@ -218,9 +228,15 @@ struct CouchResponder: HTTPResponder {
                 throw CouchError(.illegalDocumentID, reason: "Only reserved document ids may start with underscore.")
             }
             let id = "\(second)/\(segments[2])"
+            if segments.count > 3, second == "_design" {
+                return await attachment(request, database, id: id, name: segments[3...].joined(separator: "/"))
+            }
             guard segments.count == 3 else { throw attachmentsUnsupported }
             return second == "_local" ? try await localDocument(request, database, id: id) : try await document(request, database, id: id)
         default:
+            if segments.count > 2, !second.hasPrefix("_") {
+                return await attachment(request, database, id: second, name: segments[2...].joined(separator: "/"))
+            }
             guard segments.count == 2 else { throw attachmentsUnsupported }
             if second.hasPrefix("_local/") {
                 return try await localDocument(request, database, id: second)

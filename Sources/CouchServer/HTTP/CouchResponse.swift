@@ -9,6 +9,8 @@ struct CouchResponse: Sendable {
         case bytes([UInt8], contentType: String)
         /// Written as it is produced (longpoll heartbeats, continuous feeds).
         case stream(@Sendable (inout any ResponseBodyWriter) async throws -> Void)
+        /// Bytes and files sent one after the other with a known length (attachments, multipart).
+        case pieces(ResponsePieces)
         case empty
     }
 

@@ -7,7 +7,8 @@ protocol ReplicationEndpoint: Sendable {
     func changes(since: JSONValue?, limit: Int) async throws -> (rows: [(id: String, revisions: [String])], lastSequence: JSONValue, pending: Int)
     /// Of `revisions` (by document id), those this side lacks.
     func missingRevisions(_ revisions: [String: [String]]) async throws -> [String: [String]]
-    /// The asked revisions with `_revisions`, as `GET ?revs=true` shows them.
+    /// The asked revisions with `_revisions` and their attachments' bytes inline, as
+    /// `GET ?revs=true&attachments=true` shows them.
     func documents(_ requests: [(id: String, revision: String)]) async throws -> [JSONObject]
     /// Stores replicated revisions as given (`new_edits: false`); returns how many failed.
     func write(_ documents: [JSONObject]) async throws -> Int
@@ -43,8 +44,11 @@ struct LocalReplicationEndpoint: ReplicationEndpoint {
         var documents: [JSONObject] = []
         for request in requests {
             guard let entry = try await database.entry(request.id), let revision = Revision(request.revision),
-                  let object = try await database.render(entry, revision: revision, options: .init(revisions: true))
+                  var object = try await database.render(entry, revision: revision, options: .init(revisions: true))
             else { continue }
+            var asked = CouchResponder.AttachmentRequest()
+            asked.includesData = true
+            try CouchResponder.inlineAttachments(&object, database, asked)
             documents.append(object)
         }
         return documents
@@ -82,7 +86,7 @@ struct RemoteReplicationEndpoint: ReplicationEndpoint {
     }
 
     func documents(_ requests: [(id: String, revision: String)]) async throws -> [JSONObject] {
-        let results = try await database.bulkGet(requests.map { BulkGetRequest(id: $0.id, revision: $0.revision) }, revisions: true)
+        let results = try await database.bulkGet(requests.map { BulkGetRequest(id: $0.id, revision: $0.revision) }, revisions: true, attachments: true)
         return results.compactMap { if case .found(let document) = $0 { document } else { nil } }
     }
 

@@ -25,6 +25,8 @@ public actor Database {
     /// How many revisions of each branch are kept unless `_revs_limit` set another number.
     private nonisolated let defaultRevisionsLimit: Int
 
+    /// The attachment files.
+    nonisolated let attachments: AttachmentStore
     private let journal: DatabaseJournal
     private var state: DatabaseState
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -46,6 +48,7 @@ public actor Database {
         self.createdAt = header["created"]?.intValue ?? 0
         self.recovery = recovery
         self.defaultRevisionsLimit = revisionsLimit
+        self.attachments = AttachmentStore(databaseDirectory: directory.path)
     }
 
     /// Creates the journal of a new database in `directory` (which must exist and be empty).
@@ -56,6 +59,7 @@ public actor Database {
         ]
         let path = directory.appendingPathComponent(journalName).path
         let journal = try DatabaseJournal.create(at: path, header: header)
+        try AttachmentStore(databaseDirectory: directory.path).prepare()
         let recovery = JournalRecovery(setAsideFile: nil, setAsideBytes: 0, skippedLineOffsets: [])
         return Database(name: name, directory: directory, journal: journal, header: header, recovery: recovery,
                         revisionsLimit: revisionsLimit)
@@ -70,6 +74,7 @@ public actor Database {
         guard let header = lines.first?.value, header["t"]?.stringValue == "header" else {
             throw CouchError(.storageFailure, reason: "\(path) does not start with a journal header")
         }
+        try AttachmentStore(databaseDirectory: directory.path).prepare()
         var state = DatabaseState()
         state.apply(lines.dropFirst(), revisionsLimit: revisionsLimit)
         return Database(name: name, directory: directory, journal: journal, header: header, recovery: recovery,
@@ -166,6 +171,8 @@ public actor Database {
     public var deletedDocumentCount: Int { state.deletedCount }
     /// Bytes in the journal.
     public var fileSize: Int { journal.length }
+    /// Bytes in the attachment files.
+    public var attachmentsSize: Int { attachments.totalSize() }
 
     /// The opaque token CouchDB clients see for `sequence`.
     public nonisolated func sequenceToken(_ sequence: Int) -> String {
@@ -199,8 +206,15 @@ public actor Database {
         var batch: [UInt8] = []
         var appended: [(sequence: Int, id: String)] = []
         var sequence = updateSequence
-        for edit in edits {
+        for var edit in edits {
             var entry = staged[DocumentKey(edit.id)] ?? state.documents[DocumentKey(edit.id)] ?? DocumentEntry(id: edit.id)
+            do throws(CouchError) {
+                // Attachment files are durable before the journal line that refers to them.
+                edit.body = try storeAttachments(of: edit, entry: entry, newEdits: newEdits)
+            } catch {
+                outcomes.append(.failed(id: edit.id, error: error))
+                continue
+            }
             let bodyBytes = edit.body.serialized()
             let path: [Revision]
             if newEdits {
@@ -309,6 +323,12 @@ public actor Database {
 
     // MARK: Reading state.documents
 
+    /// The ids of every document, deleted ones too, in no particular order.
+    func documentIDs() throws(CouchError) -> [String] {
+        try ensureOpen()
+        return state.documents.values.map(\.id)
+    }
+
     /// The index entry of a document: its revision tree and last sequence.
     func entry(_ id: String) throws(CouchError) -> DocumentEntry? {
         try ensureOpen()
@@ -330,6 +350,10 @@ public actor Database {
         var revisionsInfo = false
         var conflicts = false
         var deletedConflicts = false
+        /// `att_encoding_info`: `encoding` and `encoded_length` in attachment stubs.
+        var attachmentEncodingInfo = false
+        /// Leaves `_attachments` as stored, for the caller to render (inline data, multipart).
+        var keepsStoredAttachments = false
     }
 
     /// A revision of a document as CouchDB shows it: `_id`, `_rev`, the body, then what
@@ -361,6 +385,14 @@ public actor Database {
             if options.deletedConflicts {
                 let deleted = others.filter { entry.tree[$0]?.isDeleted == true }
                 if !deleted.isEmpty { object["_deleted_conflicts"] = .array(deleted.map { .string($0.description) }) }
+            }
+        }
+        // CouchDB writes `_attachments` after the members the options add.
+        if let attachments = object["_attachments"] {
+            object["_attachments"] = nil
+            object.append("_attachments", attachments)
+            if !options.keepsStoredAttachments {
+                Self.renderAttachmentStubs(&object, encodingInfo: options.attachmentEncodingInfo)
             }
         }
         return object

@@ -14,15 +14,36 @@ public struct DocumentEdit: Sendable, Hashable {
     /// For replicated writes (`new_edits: false`): the revision and its ancestors, newest first,
     /// stored as given.
     public var history: [Revision]?
+    /// Attachments received outside the JSON body (a standalone attachment `PUT`, the parts of a
+    /// `multipart/related` `PUT`), by name; the body's `_attachments` marks each `follows: true`.
+    public var stagedAttachments: [String: StagedAttachment]
+    /// Where this edit's attachment stubs are found when not in the revision it edits: the
+    /// document copied by `COPY`, whose attachments the copy shares.
+    public var attachmentOrigin: Origin?
+
+    /// A revision of another document.
+    public struct Origin: Sendable, Hashable {
+        /// The document id.
+        public var id: String
+        /// The revision.
+        public var revision: Revision
+
+        /// An origin.
+        public init(id: String, revision: Revision) {
+            self.id = id
+            self.revision = revision
+        }
+    }
 
     /// An edit.
     public init(id: String, baseRevision: Revision? = nil, isDeleted: Bool = false, body: JSONObject = JSONObject(),
-                history: [Revision]? = nil) {
+                history: [Revision]? = nil, stagedAttachments: [String: StagedAttachment] = [:]) {
         self.id = id
         self.baseRevision = baseRevision
         self.isDeleted = isDeleted
         self.body = body
         self.history = history
+        self.stagedAttachments = stagedAttachments
     }
 }
 

@@ -16,6 +16,9 @@ struct RevisionTree: Sendable {
     private(set) var nodes: [Revision: Node] = [:]
     private(set) var leaves: Set<Revision> = []
 
+    /// Every revision the tree holds, in no particular order.
+    var allRevisions: Dictionary<Revision, Node>.Keys { nodes.keys }
+
     /// Whether the tree holds `revision`.
     func contains(_ revision: Revision) -> Bool { nodes[revision] != nil }
 
