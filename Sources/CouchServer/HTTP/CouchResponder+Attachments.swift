@@ -38,14 +38,8 @@ extension CouchResponder {
     static let missingAttachment = CouchError(.notFound, reason: "Document is missing attachment")
 
     private func readAttachment(_ request: CouchRequest, _ database: Database, id: String, name: String) async throws(CouchError) -> CouchResponse {
-        guard let entry = try await database.entry(id), let winner = entry.winner else { throw CouchError.missingDocument }
-        var revision = winner
-        if let text = request.query["rev"] {
-            guard let requested = Revision(text) else { throw CouchError.invalidRevisionFormat }
-            revision = requested
-        } else if entry.isDeleted {
-            throw CouchError.deletedDocument
-        }
+        guard let entry = try await database.entry(id), entry.winner != nil else { throw CouchError.missingDocument }
+        let revision = try requestedRevision(request, of: entry)
         guard let object = try await database.render(entry, revision: revision, options: .init(keepsStoredAttachments: true))
         else { throw CouchError.missingDocument }
         guard let info = AttachmentInfo.all(in: object).first(where: { $0.name == name })?.info else {

@@ -143,14 +143,8 @@ extension CouchResponder {
         guard let targetID = PercentEncoding.decode(targetText), !targetID.isEmpty else {
             throw CouchError(.badRequest, reason: "Destination header is mandatory for COPY.")
         }
-        guard let entry = try await database.entry(id), let winner = entry.winner else { throw CouchError.missingDocument }
-        var revision = winner
-        if let text = request.query["rev"] {
-            guard let requested = Revision(text) else { throw CouchError.invalidRevisionFormat }
-            revision = requested
-        } else if entry.isDeleted {
-            throw CouchError.deletedDocument
-        }
+        guard let entry = try await database.entry(id), entry.winner != nil else { throw CouchError.missingDocument }
+        let revision = try requestedRevision(request, of: entry)
         guard let source = try await database.render(entry, revision: revision) else { throw CouchError.missingDocument }
         var body = JSONObject()
         for member in source.members where !member.key.hasPrefix("_") || member.key == "_attachments" {

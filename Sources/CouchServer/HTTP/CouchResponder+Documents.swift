@@ -122,22 +122,13 @@ extension CouchResponder {
     }
 
     private func readDocument(_ request: CouchRequest, _ database: Database, id: String) async throws(CouchError) -> CouchResponse {
-        guard let entry = try await database.entry(id), let winner = entry.winner else { throw CouchError.missingDocument }
+        guard let entry = try await database.entry(id), entry.winner != nil else { throw CouchError.missingDocument }
         var options = try renderOptions(request)
         options.keepsStoredAttachments = true
         if let openRevisions = request.query["open_revs"] {
             return try await self.openRevisions(request, database, entry: entry, parameter: openRevisions, options: options)
         }
-        var revision = winner
-        if let text = request.query["rev"] {
-            guard let requested = Revision(text) else { throw CouchError.invalidRevisionFormat }
-            revision = requested
-            if try request.flag("latest"), let latest = entry.tree.leaves(descendingFrom: requested).max() {
-                revision = latest
-            }
-        } else if entry.isDeleted {
-            throw CouchError.deletedDocument
-        }
+        let revision = try requestedRevision(request, of: entry)
         guard var object = try await database.render(entry, revision: revision, options: options) else {
             throw CouchError.missingDocument
         }
@@ -302,5 +293,23 @@ extension String {
         if text.hasPrefix("\"") { text = text.dropFirst() }
         if text.hasSuffix("\"") { text = text.dropLast() }
         return String(text)
+    }
+}
+
+extension CouchResponder {
+    /// The revision a request for one document names: `?rev=` (with `latest=true`, its newest
+    /// leaf) or else the winner. A deleted document asked for without `?rev=` is CouchDB's 404
+    /// `deleted`; one that never existed, 404 `missing`.
+    func requestedRevision(_ request: CouchRequest, of entry: DocumentEntry) throws(CouchError) -> Revision {
+        guard let winner = entry.winner else { throw CouchError.missingDocument }
+        guard let text = request.query["rev"] else {
+            if entry.isDeleted { throw CouchError.deletedDocument }
+            return winner
+        }
+        guard let requested = Revision(text) else { throw CouchError.invalidRevisionFormat }
+        if try request.flag("latest"), let latest = entry.tree.leaves(descendingFrom: requested).max() {
+            return latest
+        }
+        return requested
     }
 }
