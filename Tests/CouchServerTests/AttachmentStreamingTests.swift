@@ -71,7 +71,10 @@ import TestSupport
         let get = try Self.runCurl(["-o", sink.path, "-w", "%{http_code}", "\(base)/db/big/blob.bin"])
         #expect(get == "200")
         let growth = try Self.peakResidentBytes(of: server) - before
-        #expect(growth < 40 * 1024 * 1024, "the server's peak memory grew by \(growth / 1024 / 1024) MiB for a 100 MiB attachment")
+        // Measured: +4 MiB for the PUT, +29 MiB for the GET on a quiet machine, up to +43 MiB on a
+        // loaded one (allocator arenas of the event-loop threads). Whole-file buffering would be
+        // over 100 MiB.
+        #expect(growth < 64 * 1024 * 1024, "the server's peak memory grew by \(growth / 1024 / 1024) MiB for a 100 MiB attachment")
         let sent = try FileHandle(forReadingFrom: source)
         let received = try FileHandle(forReadingFrom: sink)
         defer { try? sent.close(); try? received.close() }

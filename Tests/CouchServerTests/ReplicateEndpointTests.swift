@@ -71,4 +71,43 @@ import Testing
             }
         }
     }
+
+    /// A document with a text attachment (stored gzipped) and a binary one.
+    func fillSourceWithAttachments(_ client: CouchTestClient) async throws -> [String: [UInt8]] {
+        try await makeDatabase(client, "source")
+        let note = Array("Ann's note, long enough to be worth compressing. ".utf8) + Array(repeating: 0x61, count: 500)
+        let photo: [UInt8] = (0..<3000).map { UInt8(($0 * 7919) & 0xFF) }
+        let created = try await client.request(.put, "/source/ann", json: .obj([
+            "fn": .string("Ann"),
+            "_attachments": .obj([
+                "note.txt": .obj(["content_type": .string("text/plain"), "data": .string(Data(note).base64EncodedString())]),
+                "photo/face.jpg": .obj(["content_type": .string("image/jpeg"), "data": .string(Data(photo).base64EncodedString())]),
+            ]),
+        ]))
+        #expect(created.status == 201)
+        return ["note.txt": note, "photo%2Fface.jpg": photo]
+    }
+
+    @Test func replicationCarriesAttachmentsToALocalDatabaseAndToAnotherServer() async throws {
+        try await withTestServer { other, _ in
+            try await withTestServer { client, _ in
+                let attachments = try await fillSourceWithAttachments(client)
+                let stubs = try #require(try await client.request(.get, "/source/ann").json?["_attachments"])
+                let remote = "http://\(adminName):\(adminPassword)@127.0.0.1:\(other.port)/remote"
+                for (target, reader, path) in [("copy", client, "/copy/ann"), (remote, other, "/remote/ann")] {
+                    let report = try await client.request(.post, "/_replicate", json: .obj([
+                        "source": .string("source"), "target": .string(target), "create_target": .bool(true),
+                    ]))
+                    #expect(report.status == 200, "\(target)")
+                    #expect(report.json?["history"]?.arrayValue?.first?["docs_written"]?.intValue == 1)
+                    // The same stubs (digests, lengths, revpos) and the same bytes on the other side.
+                    #expect(try await reader.request(.get, path).json?["_attachments"] == stubs, "\(target)")
+                    for (name, bytes) in attachments {
+                        let read = try await reader.request(.get, "\(path)/\(name)")
+                        #expect(read.status == 200 && read.bytes == bytes, "\(target) \(name)")
+                    }
+                }
+            }
+        }
+    }
 }

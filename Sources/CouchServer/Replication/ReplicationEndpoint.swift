@@ -42,9 +42,12 @@ struct LocalReplicationEndpoint: ReplicationEndpoint {
 
     func documents(_ requests: [(id: String, revision: String)]) async throws -> [JSONObject] {
         var documents: [JSONObject] = []
+        // The stored attachment records (with how each is stored), which the inlining reads.
+        var options = Database.RenderOptions(revisions: true)
+        options.keepsStoredAttachments = true
         for request in requests {
             guard let entry = try await database.entry(request.id), let revision = Revision(request.revision),
-                  var object = try await database.render(entry, revision: revision, options: .init(revisions: true))
+                  var object = try await database.render(entry, revision: revision, options: options)
             else { continue }
             var asked = CouchResponder.AttachmentRequest()
             asked.includesData = true
