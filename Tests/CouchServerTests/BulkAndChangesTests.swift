@@ -248,7 +248,6 @@ func writeBranch(_ client: CouchTestClient, id: String, base: String, hash: Stri
         try await withTestServer { client, _ in
             try await makeDatabase(client)
             let port = client.port
-            let started = ContinuousClock.now
             async let waiting = withExtraClient(port: port) { other in
                 try await other.request(.get, "/db/_changes?feed=longpoll&since=now&timeout=20000&heartbeat=100")
             }
@@ -257,10 +256,9 @@ func writeBranch(_ client: CouchTestClient, id: String, base: String, hash: Stri
             try await Task.sleep(for: .seconds(2))
             try await client.request(.put, "/db/wake", json: .obj([:]))
             let result = try await waiting
-            // Answered by the write, not by the longpoll's own 20 s timeout. (Whether heartbeats
-            // came first depends on how fast a loaded machine starts the waiting request; the
-            // heartbeats have their own test above.)
-            #expect(ContinuousClock.now - started < .seconds(19))
+            // Answered by the write: a longpoll that ran to its own 20 s timeout would list no
+            // change. (Whether heartbeats came first depends on how fast a loaded machine starts
+            // the waiting request; the heartbeats have their own test above.)
             let text = String(decoding: result.bytes, as: UTF8.self)
             let json = try JSONValue(parsing: Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8))
             #expect(json["results"]?.arrayValue?.first?["id"]?.stringValue == "wake")
