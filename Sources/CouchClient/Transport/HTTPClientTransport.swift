@@ -24,8 +24,8 @@ public struct HTTPClientTransport: CouchTransport {
         self.maximumResponseSize = maximumResponseSize
     }
 
-    /// Sends the request and reads the whole response.
-    public func send(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPResponse {
+    /// The request as AsyncHTTPClient sends it.
+    private static func outgoing(_ request: CouchHTTPRequest) -> HTTPClientRequest {
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = .init(rawValue: request.method)
         for field in request.headers {
@@ -34,6 +34,12 @@ public struct HTTPClientTransport: CouchTransport {
         if let body = request.body {
             outgoing.body = .bytes(body)
         }
+        return outgoing
+    }
+
+    /// Sends the request and reads the whole response.
+    public func send(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPResponse {
+        let outgoing = Self.outgoing(request)
         let nanoseconds = timeout.nanoseconds
         do {
             let response = try await client.execute(outgoing, timeout: .nanoseconds(max(nanoseconds, 1)))
@@ -51,14 +57,7 @@ public struct HTTPClientTransport: CouchTransport {
     /// Sends the request and returns at the response head; the body's chunks are read as they
     /// arrive (the connection's read timeout applies between chunks).
     public func stream(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPStreamingResponse {
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = .init(rawValue: request.method)
-        for field in request.headers {
-            outgoing.headers.add(name: field.name, value: field.value)
-        }
-        if let body = request.body {
-            outgoing.body = .bytes(body)
-        }
+        let outgoing = Self.outgoing(request)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, timeout: .nanoseconds(max(timeout.nanoseconds, 1)))
