@@ -25,7 +25,7 @@ swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" >&2
 bin="$(swift build --sanitize="$sanitizer" --scratch-path "$scratch" --show-bin-path)"
 mkdir -p "$scratch"
 set +e
-CARDSYNC_BINARY="$bin/cardsync" swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "$@" \
+CARDSYNC_SANITIZER="$sanitizer" CARDSYNC_BINARY="$bin/cardsync" swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "$@" \
   > "$scratch/test-output.txt" 2>&1
 status=$?
 set -e

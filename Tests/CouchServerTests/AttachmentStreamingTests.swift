@@ -74,7 +74,10 @@ import TestSupport
         // Measured: +4 MiB for the PUT, +29 MiB for the GET on a quiet machine, up to +43 MiB on a
         // loaded one (allocator arenas of the event-loop threads). Whole-file buffering would be
         // over 100 MiB.
-        #expect(growth < 64 * 1024 * 1024, "the server's peak memory grew by \(growth / 1024 / 1024) MiB for a 100 MiB attachment")
+        // Under a sanitizer (.ci/sanitizers.sh sets CARDSYNC_SANITIZER) freed memory is held in
+        // quarantine, so peak memory says nothing about streaming there.
+        let sanitized = ProcessInfo.processInfo.environment["CARDSYNC_SANITIZER"] != nil
+        #expect(sanitized || growth < 64 * 1024 * 1024, "the server's peak memory grew by \(growth / 1024 / 1024) MiB for a 100 MiB attachment")
         let sent = try FileHandle(forReadingFrom: source)
         let received = try FileHandle(forReadingFrom: sink)
         defer { try? sent.close(); try? received.close() }
