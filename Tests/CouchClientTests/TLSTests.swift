@@ -26,7 +26,7 @@ struct TLSTests {
     @Test func anUntrustedCertificateIsRefusedByDefaultAndNotRetried() async throws {
         try await withSelfSignedEndpoint { url, plain in
             // The default configuration: certificates verified, five attempts for transient failures.
-            let configuration = CouchClient.Configuration(requestTimeout: .seconds(10), connectTimeout: .seconds(2))
+            let configuration = CouchClient.Configuration(requestTimeout: .seconds(60), connectTimeout: .seconds(30))
             #expect(configuration.insecure == false)
             try await withCouchClient(url: url, configuration: configuration) { client in
                 let error = await #expect(throws: CouchClientError.self) { try await client.serverInfo() }
@@ -47,7 +47,7 @@ struct TLSTests {
 
     @Test func insecureSkipsVerificationAndTheAPIWorksOverTLS() async throws {
         try await withSelfSignedEndpoint { url, _ in
-            let configuration = CouchClient.Configuration(requestTimeout: .seconds(10), insecure: true)
+            let configuration = CouchClient.Configuration(requestTimeout: .seconds(60), insecure: true)
             try await withCouchClient(url: url, configuration: configuration) { client in
                 let info = try await client.serverInfo()
                 #expect(info.json["couchdb"] == "Welcome")

@@ -37,7 +37,7 @@ import TestSupport
 
     @Test func theClientTalksToATLSServerWhoseCertificateItTrusts() async throws {
         try await withTLSServer { url, certificate in
-            var trusting = CouchClient.Configuration(requestTimeout: .seconds(30), retry: RetryPolicy(maximumAttempts: 1))
+            var trusting = CouchClient.Configuration(requestTimeout: .seconds(120), retry: RetryPolicy(maximumAttempts: 1))
             trusting.trustedCertificatesFile = certificate
             let credentials = CouchClient.Credentials(name: adminName, password: adminPassword)
             try await withCouchClient(url: url, credentials: credentials, configuration: trusting) { client in
@@ -48,7 +48,7 @@ import TestSupport
                 #expect(try await database.document(id: "ann")["fn"]?.stringValue == "Ann")
             }
             // Without the certificate among its trust roots the same client refuses the server.
-            let verifying = CouchClient.Configuration(requestTimeout: .seconds(30), retry: RetryPolicy(maximumAttempts: 1))
+            let verifying = CouchClient.Configuration(requestTimeout: .seconds(120), retry: RetryPolicy(maximumAttempts: 1))
             await #expect(throws: CouchClientError.self) {
                 try await withCouchClient(url: url, credentials: credentials, configuration: verifying) { client in
                     _ = try await client.serverInfo()
