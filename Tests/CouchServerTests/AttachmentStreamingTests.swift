@@ -125,34 +125,18 @@ import TestSupport
                 break
             }
             let killAfter = Duration.milliseconds(Int.random(in: 100...900, using: &random))
-            let written: [String] = await withTaskGroup(of: [String]?.self) { group in
-                group.addTask {
-                    let done = AcknowledgedIDs()
-                    do {
-                        try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(5))) { raw in
-                            for index in 0..<1000 {
-                                let id = "r\(round)-\(index)"
-                                let result = try await Self.upload(raw, port: port, path: "/db/\(id)/a.bin",
-                                                                   bytes: ByteBuffer(bytes: Self.content(for: id, size: size)),
-                                                                   contentType: "application/octet-stream")
-                                guard result.status == 201 else {
-                                    Issue.record("upload \(id) answered \(result.status): \(String(decoding: result.bytes, as: UTF8.self))")
-                                    return
-                                }
-                                await done.append([id])
-                            }
-                        }
-                    } catch {}
-                    return await done.ids
+            let written = await server.writeUntilKilled(after: killAfter) { raw, done in
+                for index in 0..<1000 {
+                    let id = "r\(round)-\(index)"
+                    let result = try await Self.upload(raw, port: port, path: "/db/\(id)/a.bin",
+                                                       bytes: ByteBuffer(bytes: Self.content(for: id, size: size)),
+                                                       contentType: "application/octet-stream")
+                    guard result.status == 201 else {
+                        Issue.record("upload \(id) answered \(result.status): \(String(decoding: result.bytes, as: UTF8.self))")
+                        return
+                    }
+                    await done.append([id])
                 }
-                group.addTask {
-                    try? await Task.sleep(for: killAfter)
-                    server.kill()
-                    return nil
-                }
-                var result: [String] = []
-                for await value in group { if let value { result = value } }
-                return result
             }
             acknowledged.formUnion(written)
             // The one being written when the server died may or may not be there.
