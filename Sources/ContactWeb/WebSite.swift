@@ -126,6 +126,7 @@ struct WebSite: Sendable {
         let version = try required(request.form, "version")
         let file = try await book.contactFile(uid: uid)
         guard file.version == version else { return try await stale(uid: uid) }
+        if let adding = request.form["add"] { return addingSlot(adding, file: file, form: request.form) }
         let outcome = CardEditor(bytes: file.bytes, card: file.card).applying(form: request.form, now: Date())
         guard let bytes = outcome.bytes else {
             return .redirect(to: HTML.unescapedLink("/contact", [("uid", uid), ("done", "Nothing was changed.")]))
@@ -177,6 +178,12 @@ struct WebSite: Sendable {
         return .redirect(to: HTML.unescapedLink("/contact", [("uid", uid), ("done", "Saved (changed: \(names.joined(separator: ", "))).")]))
     }
 
+    /// "Add another phone" (or email, …): the edit form again, with what was typed kept and one
+    /// more empty slot for that property; nothing is saved yet.
+    private func addingSlot(_ name: String, file: ContactFile?, form: FormFields) -> WebResponse {
+        .page(EditPage(file: file, typed: form, adding: name).render(layout: layout, notice: nil))
+    }
+
     /// The answer to a save based on an old version: refused, and the newer version shown.
     private func stale(uid: String) async throws -> WebResponse {
         _ = try? await book.scan()
@@ -213,6 +220,7 @@ struct WebSite: Sendable {
     // MARK: - New, delete
 
     func createContact(_ request: WebRequest) async throws -> WebResponse {
+        if let adding = request.form["add"] { return addingSlot(adding, file: nil, form: request.form) }
         var card = VCard(version: .v4_0, properties: [])
         let uid = "urn:uuid:" + UUID().uuidString.lowercased()
         card.append(VCardProperty(name: "UID", rawValue: uid))

@@ -62,14 +62,18 @@ struct WebTestClient: Sendable {
     /// The edit page of `uid` as a browser would submit it untouched: every text field and
     /// hidden field with the value shown (check boxes left unticked, selects at their first choice).
     func editForm(_ uid: String) async throws -> [(String, String)] {
-        let page = try await get("/contact/edit?uid=\(FormFields.encode(uid))")
-        let form = String(page.body[..<(page.body.range(of: "class=\"raw-editor\"")?.lowerBound ?? page.body.endIndex)])
+        Self.formFields(in: try await get("/contact/edit?uid=\(FormFields.encode(uid))").body)
+    }
+
+    /// The fields an edit page (`body`) submits untouched (see ``editForm(_:)``).
+    static func formFields(in body: String) -> [(String, String)] {
+        let form = String(body[..<(body.range(of: "class=\"raw-editor\"")?.lowerBound ?? body.endIndex)])
         var fields: [(String, String)] = []
         var rest = Substring(form)
         while let start = rest.range(of: "<input ") ?? rest.range(of: "<textarea ") {
             let tag = rest[start.lowerBound...].prefix { $0 != ">" }
             rest = rest[start.upperBound...]
-            guard !tag.contains("type=\"checkbox\""), let name = Self.attribute("name", in: tag) else { continue }
+            guard !tag.contains("type=\"checkbox\"") || tag.contains(" checked"), let name = Self.attribute("name", in: tag) else { continue }
             if tag.hasPrefix("<textarea") {
                 let content = rest[rest.index(after: rest.firstIndex(of: ">")!)...]
                 var text = String(content[..<content.range(of: "</textarea>")!.lowerBound])
