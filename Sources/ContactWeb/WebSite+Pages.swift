@@ -97,7 +97,8 @@ extension WebSite {
                 html += "<span class=\"meta\">\(HTML.escape(member.card.emailAddresses.joined(separator: ", ")))</span></li>"
             }
             html += "</ul>\n<p>Why: " + HTML.escape(Array(Set(cluster.links.flatMap(\.reasons))).sorted().joined(separator: "; ")) + "</p>\n"
-            html += "<form method=\"post\" action=\"/merge\">\(layout.csrfField)<fieldset><legend>Keep</legend>"
+            // The merge page that follows lets the user choose the values.
+            html += "<form method=\"get\" action=\"/merge\"><fieldset><legend>Keep</legend>"
             for (position, member) in ordered.enumerated() {
                 let id = "keep-\(number)-\(position)"
                 html += "<input type=\"radio\" id=\"\(id)\" name=\"keep\" value=\"\(HTML.escape(member.uid ?? ""))\"\(position == 0 ? " checked" : "")>"

@@ -167,6 +167,23 @@ def main():
         check(open(card_path, "rb").read() == outside, "the stale save changed nothing")
         check(field(driver, "Title").get_attribute("value") == "Mathematician", "the newer version is shown")
 
+        # Two phones in one save: "Add another phone" shows the form again with what was typed kept.
+        driver.get(base + "/contact/edit?uid=" + UID)
+        field(driver, "New phone").send_keys("+1 555 0100")
+        button(driver, "Add another phone").click()
+        check(field(driver, "New phone").get_attribute("value") == "+1 555 0100", "Add another phone keeps the phone typed")
+        check(open(card_path, "rb").read() == outside, "Add another phone saves nothing yet")
+        field(driver, "New phone 2").send_keys("+1 555 0199")
+        button(driver, "Save").click()
+        check("Saved" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "saving two phones says so")
+        before = outside.split(b"\r\n")
+        after = open(card_path, "rb").read().split(b"\r\n")
+        removed = [line for line in before if line not in after]
+        added = [line for line in after if line not in before]
+        check(removed == [b"REV:2024-01-01T00:00:00Z"], f"only REV left the file: {removed}")
+        check(sorted(line for line in added if not line.startswith(b"REV:")) == [b"TEL:+1 555 0100", b"TEL:+1 555 0199"],
+              f"both new phones came in, in one save: {added}")
+
         # Export, and import of the export: every contact is already there.
         exported = urllib.request.urlopen(base + "/export?format=vcard4").read()
         exported_count = exported.count(b"BEGIN:VCARD")
@@ -196,7 +213,18 @@ def main():
         check(len(groups) > 0, f"the duplicates page shows groups ({len(groups)})")
         count_before = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         button(driver, "Merge").click()
+        check(driver.find_element(By.TAG_NAME, "h1").text.startswith("Merge"), "Merge opens the page that chooses the values")
+        chosen = None
+        for radio in driver.find_elements(By.CSS_SELECTOR, "form[action='/merge'] input[type=radio]:not(:checked)"):
+            if radio.get_attribute("name") in ("choose.FN", "choose.TITLE", "choose.ORG"):
+                label = driver.find_element(By.CSS_SELECTOR, f"label[for='{radio.get_attribute('id')}']")
+                chosen = label.text.split(" (from ")[0]
+                label.click()
+                break
+        button(driver, "Merge").click()
         check("Merged" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "merge says so")
+        if chosen is not None:
+            check(chosen in driver.find_element(By.TAG_NAME, "main").text, f"the merged contact has the value chosen: {chosen!r}")
         count_merged = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         check(count_merged < count_before, f"the merge removed contacts from the list ({count_before} → {count_merged})")
         button(driver, "Undo merge").click()
