@@ -42,7 +42,7 @@ struct WebSite: Sendable {
             case ("GET", "/exchange"): return exchangePage(notice: nil)
             case ("GET", "/export"): return try await export(request)
             case ("POST", "/import"): return try await importUpload(request)
-            case ("GET", "/sync"): return syncPage(notice: nil)
+            case ("GET", "/sync"): return await syncPage(notice: nil)
             case ("POST", "/sync"): return try await syncNow()
             default:
                 return errorPage(WebError(status: 404, message: "There is no page at \(request.path)."))

@@ -85,11 +85,7 @@ struct WebCommand: AsyncParsableCommand {
             try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: 3)) { client, counter in
                 let report = try await SyncEngine(book: addressBook, database: client.database(choice.location.database),
                                                   remote: choice.key, options: SyncOptions()).sync()
-                let pulled = report.pulledCounts
-                let pushed = report.pushedCounts
-                return "Synced with \(report.remote): pulled \(pulled.added) added, \(pulled.updated) updated, \(pulled.deleted) deleted; "
-                    + "pushed \(pushed.added) added, \(pushed.updated) updated, \(pushed.deleted) deleted; "
-                    + "\(report.conflicts.count) conflicts, \(report.problems.count) errors; \(counter.count) requests."
+                return "Synced with \(report.remote): \(report.summaryLine); \(counter.count) requests."
             }
         }
     }

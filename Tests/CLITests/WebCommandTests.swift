@@ -76,6 +76,7 @@ import TestSupport
         let base = "http://127.0.0.1:\(webPort)"
         let page = try await Self.send(base + "/sync")
         #expect(page.0 == 200)
+        #expect(page.1.contains("This book has not been synced yet."))
         #expect(page.1.contains("<button type=\"submit\">Sync now</button>"))
         let token = try #require(page.1.range(of: "name=\"csrf\" value=\"").map { String(page.1[$0.upperBound...].prefix { $0 != "\"" }) })
         let synced = try await Self.send(base + "/sync", form: [("csrf", token)])
@@ -86,5 +87,23 @@ import TestSupport
         let document = try await Self.send("http://127.0.0.1:\(servePort)/contacts/_all_docs?include_docs=true")
         #expect(document.0 == 200)
         #expect(document.1.contains("Grace Hopper"))
+        // After a restart the sync page shows the last sync's summary, read from the journal.
+        web.interrupt()
+        web.waitUntilExit()
+        let (again, againPort) = try await Self.start(["web", book.path, "--port", "0"], named: "web-again", in: work)
+        defer { again.interrupt(); again.waitUntilExit() }
+        let restarted = try await Self.send("http://127.0.0.1:\(againPort)/sync")
+        #expect(restarted.1.contains("<h2>Last sync</h2><p>With http://127.0.0.1:\(servePort)/contacts at <time"))
+        #expect(restarted.1.contains(": pulled 0 added, 0 updated, 0 deleted; pushed 1 added, 0 updated, 0 deleted; 0 conflicts, 0 errors.</p>"))
+        // `cardsync sync` keeps its summary the same way.
+        try Data(card.replacingOccurrences(of: "Grace Hopper", with: "Grace B. Hopper").utf8).write(to: book.appendingPathComponent("grace.vcf"))
+        again.interrupt()
+        again.waitUntilExit()
+        let sync = try CLIRunner.run(["sync", book.path])
+        #expect(sync.status == 0, "\(sync.standardError)")
+        let (third, thirdPort) = try await Self.start(["web", book.path, "--port", "0"], named: "web-third", in: work)
+        defer { third.interrupt(); third.waitUntilExit() }
+        let afterCLI = try await Self.send("http://127.0.0.1:\(thirdPort)/sync")
+        #expect(afterCLI.1.contains("pushed 0 added, 1 updated, 0 deleted; 0 conflicts, 0 errors.</p>"))
     }
 }
