@@ -14,6 +14,8 @@ struct WebSite: Sendable {
     let bookName: String
     let syncAction: WebServer.SyncAction?
     let logger: Logger
+    /// The password gate; `nil` when the server was started without a password.
+    var signIn: SignInGuard? = nil
 
     var layout: PageLayout { PageLayout(bookName: bookName, csrfToken: csrf.token, hasRemote: syncAction != nil) }
 
@@ -22,6 +24,8 @@ struct WebSite: Sendable {
             switch (request.method, request.path) {
             case ("GET", "/"), ("HEAD", "/"): return await listPage(request)
             case ("GET", "/results"): return await listResults(request)
+            case ("GET", "/login"): return signInPage(notice: nil)
+            case ("POST", "/login"): return await signInAttempt(request)
             case ("GET", "/static/app.css"): return WebResponse(status: 200, contentType: "text/css; charset=utf-8", body: Array(Assets.css.utf8))
             case ("GET", "/static/app.js"): return WebResponse(status: 200, contentType: "text/javascript; charset=utf-8", body: Array(Assets.javascript.utf8))
             case ("GET", "/contact"): return try await contactPage(request)

@@ -107,3 +107,123 @@ import TestSupport
         #expect(afterCLI.1.contains("pushed 0 added, 1 updated, 0 deleted; 0 conflicts, 0 errors.</p>"))
     }
 }
+
+/// `cardsync web --password --tls-cert --tls-key`: https with a test certificate, a sign-in page,
+/// and every page but it and the static assets refused without the session cookie. The client
+/// is curl, trusting the test certificate.
+@Suite struct WebPasswordTests {
+    static let password = "Web-Pa55word-3c1d"
+
+    struct Answer {
+        var status: Int
+        var headers: String
+        var body: String
+    }
+
+    /// One request with curl (no redirects followed), trusting `certificate`.
+    static func curl(_ url: String, certificate: String, cookie: String? = nil, form: [(String, String)]? = nil, in work: URL) throws -> Answer {
+        let headers = work.appendingPathComponent("curl.headers")
+        let body = work.appendingPathComponent("curl.body")
+        var arguments = ["-s", "--max-time", "120", "--cacert", certificate, "-D", headers.path, "-o", body.path, "-w", "%{http_code}"]
+        if let cookie { arguments += ["-H", "Cookie: \(cookie)"] }
+        for (name, value) in form ?? [] { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl"] + arguments + [url]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let status = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Answer(status: Int(status) ?? 0, headers: (try? String(contentsOf: headers, encoding: .utf8)) ?? "",
+                      body: (try? String(contentsOf: body, encoding: .utf8)) ?? "")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "needs curl"))
+    func aTLSServerForOtherComputersAsksForThePassword() async throws {
+        let work = try TestPaths.makeTemporaryDirectory("web-tls")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let book = work.appendingPathComponent("book")
+        _ = try CLIRunner.run(["init", book.path])
+        try Data("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Grace Hopper\r\nUID:grace-hopper-0003\r\nEND:VCARD\r\n".utf8)
+            .write(to: book.appendingPathComponent("grace.vcf"))
+        let certificate = work.appendingPathComponent("server.pem").path
+        let key = work.appendingPathComponent("server.key").path
+        try TLSTerminator.selfSignedCertificate.write(toFile: certificate, atomically: true, encoding: .utf8)
+        try TLSTerminator.privateKey.write(toFile: key, atomically: true, encoding: .utf8)
+
+        // Without TLS, or without the password, another host is refused and says what to add.
+        let withoutTLS = try CLIRunner.run(["web", book.path, "--host", "0.0.0.0", "--port", "0", "--password"],
+                                           environment: ["CARDSYNC_WEB_PASSWORD": Self.password])
+        #expect(withoutTLS.status == 78)
+        #expect(withoutTLS.standardError.contains("add --tls-cert FILE --tls-key FILE"))
+        let withoutPassword = try CLIRunner.run(["web", book.path, "--host", "0.0.0.0", "--port", "0", "--tls-cert", certificate, "--tls-key", key])
+        #expect(withoutPassword.status == 78)
+        #expect(withoutPassword.standardError.contains("add --password"))
+
+        let output = work.appendingPathComponent("web.out")
+        let errors = work.appendingPathComponent("web.err")
+        try #require(FileManager.default.createFile(atPath: output.path, contents: nil))
+        try #require(FileManager.default.createFile(atPath: errors.path, contents: nil))
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = ["web", book.path, "--host", "0.0.0.0", "--port", "0", "--password", "--tls-cert", certificate, "--tls-key", key]
+        process.environment = ProcessInfo.processInfo.environment.merging(["CARDSYNC_WEB_PASSWORD": Self.password]) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        defer { if process.isRunning { process.interrupt(); process.waitUntilExit() } }
+        var port: Int?
+        for _ in 0..<1200 where port == nil && process.isRunning {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            if let range = text.range(of: "listening on https://0.0.0.0:") { port = Int(text[range.upperBound...].prefix { $0.isNumber }) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let base = "https://127.0.0.1:\(try #require(port, "\((try? String(contentsOf: errors, encoding: .utf8)) ?? "")"))"
+
+        // Without the cookie: pages lead to the sign-in page, posts are refused; assets load.
+        let list = try Self.curl(base + "/", certificate: certificate, in: work)
+        #expect(list.status == 303)
+        #expect(list.headers.lowercased().contains("location: /login"))
+        #expect(!list.body.contains("Grace Hopper"))
+        #expect(try Self.curl(base + "/contact?uid=grace-hopper-0003", certificate: certificate, in: work).status == 303)
+        #expect(try Self.curl(base + "/export?format=vcard4", certificate: certificate, in: work).status == 303)
+        #expect(try Self.curl(base + "/static/app.css", certificate: certificate, in: work).status == 200)
+        let login = try Self.curl(base + "/login", certificate: certificate, in: work)
+        #expect(login.status == 200)
+        #expect(login.body.contains("<label for=\"password\">Password</label>"))
+        #expect(login.body.contains("<button type=\"submit\">Sign in</button>"))
+        let token = try #require(login.body.range(of: "name=\"csrf\" value=\"").map { String(login.body[$0.upperBound...].prefix { $0 != "\"" }) })
+        let deleting = try Self.curl(base + "/contact/delete", certificate: certificate, form: [("csrf", token), ("uid", "grace-hopper-0003")], in: work)
+        #expect(deleting.status == 401)
+        #expect(FileManager.default.fileExists(atPath: book.appendingPathComponent("grace.vcf").path))
+
+        // A wrong password: refused, clearly; no cookie.
+        let wrong = try Self.curl(base + "/login", certificate: certificate, form: [("csrf", token), ("password", Self.password + "x")], in: work)
+        #expect(wrong.status == 401)
+        #expect(wrong.body.contains("That password is not the right one"))
+        #expect(!wrong.headers.lowercased().contains("set-cookie"))
+
+        // The right one: a session cookie scripts cannot read, sent only over TLS, only by this site.
+        let right = try Self.curl(base + "/login", certificate: certificate, form: [("csrf", token), ("password", Self.password)], in: work)
+        #expect(right.status == 303)
+        let setCookie = try #require(right.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") })
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("Secure") && setCookie.contains("SameSite=Strict"))
+        let cookie = String(setCookie.dropFirst("set-cookie:".count).split(separator: ";")[0]).trimmingCharacters(in: .whitespaces)
+        let signedIn = try Self.curl(base + "/", certificate: certificate, cookie: cookie, in: work)
+        #expect(signedIn.status == 200)
+        #expect(signedIn.body.contains("Grace Hopper"))
+        let forged = try Self.curl(base + "/", certificate: certificate, cookie: "cardsync-session=" + String(repeating: "0", count: 64), in: work)
+        #expect(forged.status == 303)
+
+        // The password is in no file the server wrote and in none of its output.
+        process.interrupt()
+        process.waitUntilExit()
+        var written = [try String(contentsOf: output, encoding: .utf8), try String(contentsOf: errors, encoding: .utf8)]
+        let files = FileManager.default.enumerator(at: book, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            if let data = try? Data(contentsOf: file) { written.append(String(decoding: data, as: UTF8.self)) }
+        }
+        #expect(!written.contains { $0.contains(Self.password) })
+    }
+}

@@ -130,7 +130,7 @@ func withWebServer<Value: Sendable>(
     let server = WebServer(configuration: WebServerConfiguration(bookDirectory: folder, port: 0, maximumUploadSize: maximumUploadSize), logger: logger)
     let ports = PortBox()
     return try await AddressBook.withOpen(at: folder) { book in
-        let application = await server.makeApplication(book: book) { port in await ports.set(port) }
+        let application = try await server.makeApplication(book: book) { port in await ports.set(port) }
         return try await application.test(.live) { _ in
             let port = await ports.value()
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
