@@ -12,6 +12,25 @@ public struct WebServerConfiguration: Sendable {
     public var pageSize: Int
     /// The largest request body accepted (uploads), in bytes.
     public var maximumUploadSize: Int
+    /// Whether a password is the one that signs in; `nil` serves without a password (loopback
+    /// only). The command gives a check against a PBKDF2 hash, never the password itself.
+    public var checksPassword: (@Sendable (String) -> Bool)?
+    /// The PEM certificate chain and private key to serve https with; `nil` serves http.
+    public var tls: TLSFiles?
+
+    /// The PEM files of a TLS server: the certificate chain (server certificate first) and its key.
+    public struct TLSFiles: Sendable, Hashable {
+        /// The certificate chain file (PEM).
+        public var certificatePath: String
+        /// The private key file (PEM).
+        public var keyPath: String
+
+        /// The certificate and key files.
+        public init(certificatePath: String, keyPath: String) {
+            self.certificatePath = certificatePath
+            self.keyPath = keyPath
+        }
+    }
 
     /// Creates a configuration.
     public init(bookDirectory: URL, host: String = "127.0.0.1", port: Int = 8080, pageSize: Int = 50,

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -151,6 +152,8 @@ def main():
         check(len(versions) == 2, f"the history shows both versions ({len(versions)})")
         check("countess@example.org" in driver.find_element(By.TAG_NAME, "main").text, "the history shows the property-level change")
         button(driver, "Restore this version").click()
+        # The file is read once the answer (the contact page saying so) is there.
+        check("restored" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "restoring says so")
         check(open(card_path, "rb").read() == original, "restore brought back the first version byte for byte")
 
         # A stale save is refused.
@@ -166,6 +169,23 @@ def main():
         check("changed by another program or a sync" in alert, "a stale save is refused with a clear message")
         check(open(card_path, "rb").read() == outside, "the stale save changed nothing")
         check(field(driver, "Title").get_attribute("value") == "Mathematician", "the newer version is shown")
+
+        # Two phones in one save: "Add another phone" shows the form again with what was typed kept.
+        driver.get(base + "/contact/edit?uid=" + UID)
+        field(driver, "New phone").send_keys("+1 555 0100")
+        button(driver, "Add another phone").click()
+        check(field(driver, "New phone").get_attribute("value") == "+1 555 0100", "Add another phone keeps the phone typed")
+        check(open(card_path, "rb").read() == outside, "Add another phone saves nothing yet")
+        field(driver, "New phone 2").send_keys("+1 555 0199")
+        button(driver, "Save").click()
+        check("Saved" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "saving two phones says so")
+        before = outside.split(b"\r\n")
+        after = open(card_path, "rb").read().split(b"\r\n")
+        removed = [line for line in before if line not in after]
+        added = [line for line in after if line not in before]
+        check(removed == [b"REV:2024-01-01T00:00:00Z"], f"only REV left the file: {removed}")
+        check(sorted(line for line in added if not line.startswith(b"REV:")) == [b"TEL:+1 555 0100", b"TEL:+1 555 0199"],
+              f"both new phones came in, in one save: {added}")
 
         # Export, and import of the export: every contact is already there.
         exported = urllib.request.urlopen(base + "/export?format=vcard4").read()
@@ -196,13 +216,58 @@ def main():
         check(len(groups) > 0, f"the duplicates page shows groups ({len(groups)})")
         count_before = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         button(driver, "Merge").click()
+        check(driver.find_element(By.TAG_NAME, "h1").text.startswith("Merge"), "Merge opens the page that chooses the values")
+        # Choose a value the merge would not take (a display name, title, nickname or birthday
+        # that differs), and find it in the kept contact's file afterwards.
+        chosen = None
+        radios = driver.find_elements(By.CSS_SELECTOR, "form[action='/merge'] input[type=radio]")
+        print(f"note: the merge page offers radio buttons for {sorted(set(r.get_attribute('name') for r in radios))}")
+        for radio in driver.find_elements(By.CSS_SELECTOR, "form[action='/merge'] input[type=radio]:not(:checked)"):
+            name = radio.get_attribute("name")
+            if name in ("choose.FN", "choose.TITLE", "choose.NICKNAME", "choose.BDAY"):
+                label = driver.find_element(By.CSS_SELECTOR, f"label[for='{radio.get_attribute('id')}']")
+                chosen = (name.split(".")[1], label.text.split(" (from ")[0])
+                label.click()
+                break
+        button(driver, "Merge").click()
         check("Merged" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "merge says so")
+        if chosen is not None:
+            kept = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)["uid"][0]
+            texts = [open(os.path.join(book, name), encoding="utf-8", errors="replace").read()
+                     for name in os.listdir(book) if name.endswith(".vcf")]
+            kept_text = next((text for text in texts if f"UID:{kept}" in text), "")
+            check(any(line.split(":", 1)[0].split(";")[0].split(".")[-1].upper() == chosen[0] and line.split(":", 1)[1] == chosen[1]
+                      for line in kept_text.replace("\n ", "").splitlines() if ":" in line),
+                  f"the merged contact has the value chosen: {chosen}")
         count_merged = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         check(count_merged < count_before, f"the merge removed contacts from the list ({count_before} → {count_merged})")
         button(driver, "Undo merge").click()
         check("undone" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "undo says so")
         count_undone = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         check(count_undone == count_before, f"undo brought every contact back ({count_undone})")
+
+        # Merge choosing values: a second Ada with another display name and title, made with the
+        # New contact form; the title chosen on the merge page is the one the merged file has.
+        driver.get(base + "/new")
+        field(driver, "New display name").send_keys("Lady Ada Lovelace")
+        field(driver, "New family name").send_keys("Lovelace")
+        field(driver, "New given name").send_keys("Ada")
+        field(driver, "New title").send_keys("Countess")
+        field(driver, "New email").send_keys("ada@example.org")
+        button(driver, "Save").click()
+        second = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)["uid"][0]
+        before_merge = open(card_path, "rb").read()
+        driver.get(base + "/merge?" + urllib.parse.urlencode([("keep", UID), ("uid", UID), ("uid", second)]))
+        title_choice = next((label for label in driver.find_elements(By.TAG_NAME, "label") if label.text.startswith("Countess (from")), None)
+        check(title_choice is not None, "the merge page offers the other contact's title")
+        if title_choice is not None:
+            title_choice.click()
+        button(driver, "Merge").click()
+        check("Merged" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "the merge with a chosen title says so")
+        merged = open(card_path, "rb").read().split(b"\r\n")
+        check(b"TITLE:Countess" in merged and b"TITLE:Mathematician" not in merged, "the merged file has the title chosen")
+        button(driver, "Undo merge").click()
+        check(open(card_path, "rb").read() == before_merge, "undo brought the first contact back byte for byte")
 
         # Delete and undo.
         driver.get(base + "/contact?uid=" + UID)
