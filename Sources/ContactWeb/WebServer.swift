@@ -40,7 +40,7 @@ public struct WebServer: Sendable {
 
     /// The Hummingbird application serving `book` (open for as long as the application runs).
     public func makeApplication(book: AddressBook, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async -> some ApplicationProtocol {
-        let catalog = await ContactCatalog.load(book)
+        let catalog = await ContactCatalog.load(book, logger: logger)
         let site = WebSite(book: book, catalog: catalog, configuration: configuration, csrf: CSRFGuard(),
                            bookName: configuration.bookDirectory.lastPathComponent, syncAction: syncAction, logger: logger)
         return Application(

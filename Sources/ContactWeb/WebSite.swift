@@ -14,6 +14,8 @@ struct WebSite: Sendable {
     let bookName: String
     let syncAction: WebServer.SyncAction?
     let logger: Logger
+    /// The duplicate groups, computed in the background and kept until the list changes.
+    let duplicates = DuplicateSearch()
 
     var layout: PageLayout { PageLayout(bookName: bookName, csrfToken: csrf.token, hasRemote: syncAction != nil) }
 
