@@ -43,6 +43,7 @@ enum WebBenchmark {
         let base = "http://127.0.0.1:\(server.port)"
         report("web-startup", count, [(server.seconds, server.seconds)])
         report("web-first-list-page-cold", count, [try request(base + "/")])
+        print("{\"workload\":\"web-server-memory-after-start\",\"n\":\(count),\"residentMiB\":\(residentMiB(server.process, "VmRSS"))}")
         report("web-first-list-page", count, try (0..<parsed.runs).map { _ in try request(base + "/") })
         let queries = ["smith", "garcía", "MÜLLER", "555 01", "example.org", "zzz-no-match"]
         report("web-search", count, try (0..<parsed.runs).map { run in
@@ -76,6 +77,16 @@ enum WebBenchmark {
         let ready = Double(DispatchTime.now().uptimeNanoseconds - searchStarted) / 1e9
         report("web-duplicates-ready-after", count, [(ready, ready)])
         report("web-duplicates", count, try (0..<parsed.runs).map { _ in try request(base + "/duplicates") })
+        print("{\"workload\":\"web-server-memory\",\"n\":\(count),\"residentMiB\":\(residentMiB(server.process, "VmRSS")),"
+            + "\"peakResidentMiB\":\(residentMiB(server.process, "VmHWM"))}")
+        fflush(nil)
+    }
+
+    /// A memory figure of the server from `/proc/PID/status` (`VmRSS` now, `VmHWM` the peak), in MiB.
+    private static func residentMiB(_ process: Process, _ field: String) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return -1 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1024) / 1024
     }
 
     /// Starts `cardsync web` on `book` and waits for its "listening" line: the process, its
