@@ -13,8 +13,8 @@ import VCardKit
 ///
 /// Layout: the magic `CSWEBL02`, the entry count (UInt64), then per entry the 32 hash bytes and
 /// the fields of ``ContactListEntry`` (each a UInt32 length and its UTF-8 bytes; a length of
-/// `UInt32.max` for an absent optional), then an FNV-1a checksum (UInt64) of everything before
-/// it. Integers are little-endian.
+/// `UInt32.max` for an absent optional), then a checksum (UInt64, FNV-1a over 64-bit words) of
+/// everything before it. Integers are little-endian.
 enum ContactListCache {
     /// The name of the file in the book's `.cardsync/` folder.
     static let fileName = "web-list.bin"
@@ -102,13 +102,20 @@ enum ContactListCache {
         out.append(contentsOf: field)
     }
 
-    /// FNV-1a, 64 bits: catches a file cut short or changed by hand, not an attack (the cache
-    /// is in the user's own folder and is never believed over the book's hashes).
+    /// FNV-1a over 64-bit words (then the last bytes one by one): catches a file cut short or
+    /// changed by hand, not an attack (the cache is in the user's own folder and is never
+    /// believed over the book's hashes). Word-wise so that a 150 MB cache is checked in tens of
+    /// milliseconds.
     private static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        bytes.withUnsafeBufferPointer { buffer in
+        bytes.withUnsafeBytes { buffer in
+            let prime: UInt64 = 0x0000_0100_0000_01b3
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in buffer {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            let words = buffer.count / 8
+            for index in 0..<words {
+                hash = (hash ^ UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))) &* prime
+            }
+            for byte in buffer[(words * 8)...] {
+                hash = (hash ^ UInt64(byte)) &* prime
             }
             return hash
         }
