@@ -130,6 +130,9 @@ import VCardKit
                 let second = await catalog.page(query: "example", sort: .name, offset: 1, limit: 2)
                 #expect(second.total == 4)
                 #expect(second.entries.map(\.displayName) == ["Bob Smith", "José García"])
+                // The export asks for everything.
+                #expect(await catalog.page(query: "", sort: .name, offset: 0, limit: .max).entries.count == 4)
+                #expect(await catalog.page(query: "", sort: .name, offset: 3, limit: .max).entries.map(\.displayName) == ["Zoë Müller"])
             }
         }
     }

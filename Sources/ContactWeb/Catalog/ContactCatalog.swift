@@ -249,7 +249,8 @@ actor ContactCatalog {
         let folded = Array(SearchText.fold(trimmed).utf8)
         guard !trimmed.isEmpty, !folded.isEmpty else {
             let start = min(max(0, offset), order.count)
-            return (order[start..<min(start + max(0, limit), order.count)].compactMap { slots[$0]?.entry }, order.count)
+            let end = start + min(max(0, limit), order.count - start)
+            return (order[start..<end].compactMap { slots[$0]?.entry }, order.count)
         }
         let digits = Array(SearchText.digits(trimmed).utf8)
         var hits = [Bool](repeating: false, count: slots.count)
