@@ -45,7 +45,7 @@ public struct WebServer: Sendable {
     /// - Throws: ``WebServerError`` when the TLS certificate or key cannot be read.
     public func makeApplication(book: AddressBook, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
         let server = try configuration.tls.map { try HTTPServerBuilder.tls(.http1(), tlsConfiguration: try Self.loadTLS($0)) } ?? .http1()
-        let catalog = await ContactCatalog.load(book)
+        let catalog = await ContactCatalog.load(book, logger: logger)
         let site = WebSite(book: book, catalog: catalog, configuration: configuration, csrf: CSRFGuard(),
                            bookName: configuration.bookDirectory.lastPathComponent, syncAction: syncAction, logger: logger,
                            signIn: configuration.checksPassword.map(SignInGuard.init))

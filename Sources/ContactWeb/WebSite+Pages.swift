@@ -78,14 +78,12 @@ extension WebSite {
     // MARK: - Duplicates
 
     func duplicatesPage(_ request: WebRequest) async throws -> WebResponse {
-        let records = await book.liveRecords()
-        var entries: [ContactEntry] = []
-        for record in records {
-            if let file = try? await book.contactFile(uid: record.uid) {
-                entries.append(ContactEntry(card: file.card, origin: record.file))
-            }
+        let groups: DuplicateSearch.Groups
+        switch await duplicates.state(of: catalog, book: book) {
+        case .ready(let found): groups = found
+        case .computing(let started, let contacts): return duplicatesComputingPage(request, started: started, contacts: contacts)
         }
-        let clusters = DuplicateFinder().clusters(in: entries)
+        let (entries, clusters) = (groups.entries, groups.clusters)
         var html = "<h1>Duplicates</h1>\n<p>\(clusters.count) group\(clusters.count == 1 ? "" : "s") of probable duplicates among \(entries.count) contacts.</p>\n"
         for (number, cluster) in clusters.prefix(200).enumerated() {
             let members = cluster.members.map { entries[$0] }.filter { $0.uid != nil }
@@ -107,6 +105,14 @@ extension WebSite {
             }
             html += "</fieldset><button type=\"submit\">Merge</button></form></section>\n"
         }
+        return .page(layout.render(title: "Duplicates", notice: notice(from: request.query), body: html))
+    }
+
+    /// The duplicates page while the search runs: says so, and links to itself.
+    private func duplicatesComputingPage(_ request: WebRequest, started: Date, contacts: Int) -> WebResponse {
+        let seconds = max(0, Int(Date().timeIntervalSince(started)))
+        let html = "<h1>Duplicates</h1>\n<p class=\"computing\">Still looking for duplicates among \(contacts) contacts "
+            + "(started \(seconds) s ago; this takes a few seconds on a large book). <a href=\"/duplicates\">Reload</a> to see the groups.</p>"
         return .page(layout.render(title: "Duplicates", notice: notice(from: request.query), body: html))
     }
 

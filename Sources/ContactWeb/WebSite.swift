@@ -14,6 +14,8 @@ struct WebSite: Sendable {
     let bookName: String
     let syncAction: WebServer.SyncAction?
     let logger: Logger
+    /// The duplicate groups, computed in the background and kept until the list changes.
+    let duplicates = DuplicateSearch()
     /// The password gate; `nil` when the server was started without a password.
     var signIn: SignInGuard? = nil
 
