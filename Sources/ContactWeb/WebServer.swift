@@ -60,20 +60,11 @@ public struct WebServer: Sendable {
 
     /// Reads the certificate chain and key files into a server TLS configuration.
     static func loadTLS(_ files: WebServerConfiguration.TLSFiles) throws(WebServerError) -> TLSConfiguration {
-        let chain: [NIOSSLCertificate]
         do {
-            chain = try NIOSSLCertificate.fromPEMFile(files.certificatePath)
+            return try files.serverConfiguration()
         } catch {
-            throw WebServerError(path: files.certificatePath, message: "not a readable PEM certificate (\(error))")
+            throw WebServerError(path: error.path, message: error.message)
         }
-        guard !chain.isEmpty else { throw WebServerError(path: files.certificatePath, message: "no certificate in the file") }
-        let key: NIOSSLPrivateKey
-        do {
-            key = try NIOSSLPrivateKey(file: files.keyPath, format: .pem)
-        } catch {
-            throw WebServerError(path: files.keyPath, message: "not a readable PEM private key (\(error))")
-        }
-        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 }
 

@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPServerSupport
 
 /// How `cardsync web` serves an address book.
 public struct WebServerConfiguration: Sendable {
@@ -17,20 +18,8 @@ public struct WebServerConfiguration: Sendable {
     public var checksPassword: (@Sendable (String) -> Bool)?
     /// The PEM certificate chain and private key to serve https with; `nil` serves http.
     public var tls: TLSFiles?
-
-    /// The PEM files of a TLS server: the certificate chain (server certificate first) and its key.
-    public struct TLSFiles: Sendable, Hashable {
-        /// The certificate chain file (PEM).
-        public var certificatePath: String
-        /// The private key file (PEM).
-        public var keyPath: String
-
-        /// The certificate and key files.
-        public init(certificatePath: String, keyPath: String) {
-            self.certificatePath = certificatePath
-            self.keyPath = keyPath
-        }
-    }
+    /// The PEM certificate chain and private key of a TLS server.
+    public typealias TLSFiles = HTTPServerSupport.TLSFiles
 
     /// Creates a configuration.
     public init(bookDirectory: URL, host: String = "127.0.0.1", port: Int = 8080, pageSize: Int = 50,
