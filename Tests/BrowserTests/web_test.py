@@ -45,6 +45,25 @@ def button(driver, text):
     raise AssertionError(f"no button {text!r} on {driver.current_url}")
 
 
+def settled(condition, seconds=15):
+    """Whether `condition()` holds within `seconds`: a click on a form's button returns before
+    the server has answered, so what the answer changes on disk is polled for, not read at once."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def status_text(driver):
+    """The page's status or alert message, or "" while there is none (or the page is changing)."""
+    try:
+        return driver.find_element(By.CSS_SELECTOR, "[role=status],[role=alert]").text
+    except Exception:
+        return ""
+
+
 def lines(path):
     with open(path, "rb") as handle:
         return handle.read().split(b"\r\n")
@@ -211,7 +230,13 @@ def main():
         check(len(driver.find_elements(By.LINK_TEXT, "Grace Hopper")) == 1, "the imported contact is in the list")
 
         # Duplicates: merge one group, then undo.
+        # The groups are computed in the background; until they are ready the page says so
+        # (after waiting 2 s) instead of blocking. Reload until they are there.
         driver.get(base + "/duplicates")
+        deadline = time.monotonic() + 300
+        while driver.find_elements(By.CSS_SELECTOR, "p.computing") and time.monotonic() < deadline:
+            time.sleep(1)
+            driver.get(base + "/duplicates")
         groups = driver.find_elements(By.CSS_SELECTOR, "section h2")
         check(len(groups) > 0, f"the duplicates page shows groups ({len(groups)})")
         count_before = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
@@ -242,7 +267,7 @@ def main():
         count_merged = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         check(count_merged < count_before, f"the merge removed contacts from the list ({count_before} → {count_merged})")
         button(driver, "Undo merge").click()
-        check("undone" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "undo says so")
+        check(settled(lambda: "undone" in status_text(driver)), "undo says so")
         count_undone = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         check(count_undone == count_before, f"undo brought every contact back ({count_undone})")
 
@@ -267,14 +292,14 @@ def main():
         merged = open(card_path, "rb").read().split(b"\r\n")
         check(b"TITLE:Countess" in merged and b"TITLE:Mathematician" not in merged, "the merged file has the title chosen")
         button(driver, "Undo merge").click()
-        check(open(card_path, "rb").read() == before_merge, "undo brought the first contact back byte for byte")
+        check(settled(lambda: open(card_path, "rb").read() == before_merge), "undo brought the first contact back byte for byte")
 
         # Delete and undo.
         driver.get(base + "/contact?uid=" + UID)
         button(driver, "Delete").click()
-        check(not os.path.exists(card_path), "delete removed the file")
+        check(settled(lambda: not os.path.exists(card_path)), "delete removed the file")
         button(driver, "Undo").click()
-        check(os.path.exists(card_path), "undo brought the file back")
+        check(settled(lambda: os.path.exists(card_path)), "undo brought the file back")
 
         # The log shows the web's edits after the server stops.
         server.terminate()
