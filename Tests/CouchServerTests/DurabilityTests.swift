@@ -15,9 +15,11 @@ final class ChildServer: Sendable {
     let process: Process
     let port: Int
 
-    init(data: URL, log: URL) throws {
+    /// Starts the server over `data`, its output in `log`, with `extraEnvironment` added to this
+    /// process's environment.
+    init(data: URL, log: URL, extraEnvironment: [String: String] = [:]) throws {
         let process = Process()
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { _, extra in extra }
         if let cardsync = Self.cardsyncWithServe {
             process.executableURL = cardsync
             process.arguments = ["serve", "--data", data.path, "--port", "0"]
