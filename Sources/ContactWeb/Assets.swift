@@ -7,6 +7,7 @@ enum Assets {
     header.site { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid #8884; }
     header.site .home { font-weight: 600; text-decoration: none; color: inherit; }
     header.site nav { display: flex; flex-wrap: wrap; gap: 1rem; }
+    header.site form.inline { margin-left: auto; }
     main { padding: 1rem; max-width: 60rem; }
     a { color: var(--accent); }
     a:focus, button:focus, input:focus, textarea:focus, select:focus { outline: 3px solid #e8a200; outline-offset: 1px; }

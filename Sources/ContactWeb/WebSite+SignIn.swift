@@ -14,6 +14,8 @@ extension WebSite {
         </form>
 
         """
+        var layout = layout
+        layout.canSignOut = false
         return .page(layout.render(title: "Sign in", notice: notice, body: html), status: status)
     }
 
@@ -27,7 +29,17 @@ extension WebSite {
             return signInPage(notice: Notice(kind: .error, message: "That password is not the right one; you are not signed in. Try again."), status: 401)
         }
         var answer = WebResponse.redirect(to: "/")
-        answer.headers.append(("Set-Cookie", signIn.sessionCookie))
+        answer.headers.append(("Set-Cookie", SignInGuard.sessionCookie(await signIn.sessions.open())))
+        return answer
+    }
+
+    /// Closes this browser's session: the cookie is forgotten, and the token stops working even
+    /// where a copy of it was kept. Other browsers stay signed in.
+    func signOut(cookieHeader: String?) async -> WebResponse {
+        guard let signIn else { return .redirect(to: "/") }
+        if let token = SignInGuard.sessionToken(in: cookieHeader) { await signIn.sessions.close(token) }
+        var answer = WebResponse.redirect(to: "/login?done=" + FormFields.encode("Signed out; this browser must sign in again."))
+        answer.headers.append(("Set-Cookie", SignInGuard.expiredSessionCookie))
         return answer
     }
 }

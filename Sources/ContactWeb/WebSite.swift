@@ -19,15 +19,16 @@ struct WebSite: Sendable {
     /// The password gate; `nil` when the server was started without a password.
     var signIn: SignInGuard? = nil
 
-    var layout: PageLayout { PageLayout(bookName: bookName, csrfToken: csrf.token, hasRemote: syncAction != nil) }
+    var layout: PageLayout { PageLayout(bookName: bookName, csrfToken: csrf.token, hasRemote: syncAction != nil, canSignOut: signIn != nil) }
 
     func respond(to request: WebRequest) async -> WebResponse {
         do {
             switch (request.method, request.path) {
             case ("GET", "/"), ("HEAD", "/"): return await listPage(request)
             case ("GET", "/results"): return await listResults(request)
-            case ("GET", "/login"): return signInPage(notice: nil)
+            case ("GET", "/login"): return signInPage(notice: notice(from: request.query))
             case ("POST", "/login"): return await signInAttempt(request)
+            case ("POST", "/logout"): return await signOut(cookieHeader: request.cookieHeader)
             case ("GET", "/static/app.css"): return WebResponse(status: 200, contentType: "text/css; charset=utf-8", body: Array(Assets.css.utf8))
             case ("GET", "/static/app.js"): return WebResponse(status: 200, contentType: "text/javascript; charset=utf-8", body: Array(Assets.javascript.utf8))
             case ("GET", "/contact"): return try await contactPage(request)

@@ -216,6 +216,24 @@ import TestSupport
         let forged = try Self.curl(base + "/", certificate: certificate, cookie: "cardsync-session=" + String(repeating: "0", count: 64), in: work)
         #expect(forged.status == 303)
 
+        // Sign out: every page offers it; it ends this browser's session only, and the old
+        // cookie no longer opens anything even if a copy of it was kept.
+        #expect(signedIn.body.contains("<button type=\"submit\" class=\"sign-out\">Sign out</button>"))
+        #expect(!login.body.contains("Sign out"))
+        let other = try Self.curl(base + "/login", certificate: certificate, form: [("csrf", token), ("password", Self.password)], in: work)
+        let otherCookie = try #require(other.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") }
+            .map { String($0.dropFirst("set-cookie:".count).split(separator: ";")[0]).trimmingCharacters(in: .whitespaces) })
+        #expect(otherCookie != cookie)
+        let signOut = try Self.curl(base + "/logout", certificate: certificate, cookie: cookie, form: [("csrf", token)], in: work)
+        #expect(signOut.status == 303)
+        #expect(signOut.headers.lowercased().contains("location: /login?done=signed"))
+        #expect(signOut.headers.contains("Set-Cookie: cardsync-session=; Path=/; Max-Age=0"))
+        #expect(try Self.curl(base + "/", certificate: certificate, cookie: cookie, in: work).status == 303)
+        let stillSignedIn = try Self.curl(base + "/", certificate: certificate, cookie: otherCookie, in: work)
+        #expect(stillSignedIn.status == 200 && stillSignedIn.body.contains("Grace Hopper"))
+        let afterSignOut = try Self.curl(base + "/login?done=Signed%20out%3B%20this%20browser%20must%20sign%20in%20again.", certificate: certificate, in: work)
+        #expect(afterSignOut.body.contains("Signed out; this browser must sign in again."))
+
         // The password is in no file the server wrote and in none of its output.
         process.interrupt()
         process.waitUntilExit()

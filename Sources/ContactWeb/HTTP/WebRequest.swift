@@ -7,4 +7,6 @@ struct WebRequest: Sendable {
     /// The body's bytes (for uploads).
     var body: [UInt8]
     var contentType: String?
+    /// The `Cookie` header (the sign-in session's cookie travels in it).
+    var cookieHeader: String? = nil
 }

@@ -31,7 +31,7 @@ struct WebResponder: HTTPResponder {
             } else if webRequest.method == "POST" && !Self.isSameOrigin(request) {
                 answer = site.forbidden()
             } else if let signIn = site.signIn, !SignInGuard.isPublic(webRequest.path),
-                      !signIn.isSignedIn(cookieHeader: request.headers[.cookie]) {
+                      await !signIn.isSignedIn(cookieHeader: webRequest.cookieHeader) {
                 answer = webRequest.method == "GET" || webRequest.method == "HEAD" ? .redirect(to: "/login")
                     : site.signInPage(notice: Notice(kind: .error, message: "Sign in first; nothing was changed."), status: 401)
             } else {
@@ -100,7 +100,7 @@ struct WebResponder: HTTPResponder {
             }
         }
         return WebRequest(method: method, path: request.uri.path, query: FormFields(urlEncoded: request.uri.query ?? ""),
-                          form: form, body: body, contentType: contentType)
+                          form: form, body: body, contentType: contentType, cookieHeader: request.headers[.cookie])
     }
 }
 

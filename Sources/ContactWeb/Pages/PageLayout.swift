@@ -3,6 +3,8 @@ struct PageLayout: Sendable {
     var bookName: String
     var csrfToken: String
     var hasRemote: Bool
+    /// Whether the header offers "Sign out" (a server started with a password).
+    var canSignOut = false
 
     /// A whole page.
     func render(title: String, notice: Notice? = nil, body: String) -> String {
@@ -26,6 +28,7 @@ struct PageLayout: Sendable {
         <a href="/exchange">Import and export</a>
         \(hasRemote ? "<a href=\"/sync\">Sync</a>" : "")
         </nav>
+        \(canSignOut ? buttonForm(action: "/logout", label: "Sign out", className: "sign-out") : "")
         </header>
         <main id="main">
 
