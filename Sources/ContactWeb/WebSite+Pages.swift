@@ -86,21 +86,21 @@ extension WebSite {
         let (entries, clusters) = (groups.entries, groups.clusters)
         var html = "<h1>Duplicates</h1>\n<p>\(clusters.count) group\(clusters.count == 1 ? "" : "s") of probable duplicates among \(entries.count) contacts.</p>\n"
         for (number, cluster) in clusters.prefix(200).enumerated() {
-            let members = cluster.members.map { entries[$0] }.filter { $0.uid != nil }
+            let members = cluster.members.filter { entries[$0].uid != nil }
             guard members.count >= 2 else { continue }
-            let ordered = members.sorted { $0.card.properties.count > $1.card.properties.count }
+            let ordered = members.sorted { groups.propertyCounts[$0] > groups.propertyCounts[$1] }.map { (entry: entries[$0], propertyCount: groups.propertyCounts[$0]) }
             html += "<section class=\"cluster\"><h2>Group \(number + 1): \(HTML.escape(cluster.confidence.rawValue)) (score \(String(format: "%.2f", cluster.score)))</h2>\n<ul>"
-            for member in ordered {
+            for (member, _) in ordered {
                 html += "<li><a href=\"\(HTML.link("/contact", [("uid", member.uid ?? "")]))\">\(HTML.escape(member.displayName))</a> "
                 html += "<span class=\"meta\">\(HTML.escape(member.card.emailAddresses.joined(separator: ", ")))</span></li>"
             }
             html += "</ul>\n<p>Why: " + HTML.escape(Array(Set(cluster.links.flatMap(\.reasons))).sorted().joined(separator: "; ")) + "</p>\n"
             // The merge page that follows lets the user choose the values.
             html += "<form method=\"get\" action=\"/merge\"><fieldset><legend>Keep</legend>"
-            for (position, member) in ordered.enumerated() {
+            for (position, (member, propertyCount)) in ordered.enumerated() {
                 let id = "keep-\(number)-\(position)"
                 html += "<input type=\"radio\" id=\"\(id)\" name=\"keep\" value=\"\(HTML.escape(member.uid ?? ""))\"\(position == 0 ? " checked" : "")>"
-                html += "<label for=\"\(id)\">\(HTML.escape(member.displayName)) (\(member.card.properties.count) properties)</label> "
+                html += "<label for=\"\(id)\">\(HTML.escape(member.displayName)) (\(propertyCount) properties)</label> "
                 html += "<input type=\"hidden\" name=\"uid\" value=\"\(HTML.escape(member.uid ?? ""))\">"
             }
             html += "</fieldset><button type=\"submit\">Merge</button></form></section>\n"

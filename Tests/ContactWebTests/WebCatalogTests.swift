@@ -1,3 +1,4 @@
+import ContactDiff
 import ContactStore
 @testable import ContactWeb
 import Foundation
@@ -162,6 +163,34 @@ import VCardKit
                 #expect(after.generation > first.generation)
                 #expect(after.entries.count == 3)
                 #expect(!after.clusters.contains { $0.members.contains { after.entries[$0].uid == "list-smith-0003" } })
+            }
+        }
+    }
+
+    @Test func theSearchKeepsOnlyWhatMatchingReadsButJudgesSamenessOnWholeCards() async throws {
+        try await Self.withBook { folder in
+            // Two more Bob Smiths: the same name, e-mail address and number as the fixtures, but
+            // one has a note and the other a title, so neither is the same card as another.
+            for (uid, extra) in [("list-smith-0005", "NOTE:met at the conference"), ("list-smith-0006", "TITLE:Engineer")] {
+                try Data("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:\(uid)\r\nFN:Bob Smith\r\nN:Smith;Bob;;;\r\nEMAIL:bob@example.com\r\nTEL:+1 555 0100\r\n\(extra)\r\nEND:VCARD\r\n".utf8)
+                    .write(to: folder.appendingPathComponent("\(uid).vcf"))
+            }
+            _ = try await AddressBook.withOpen(at: folder) { try await $0.scan() }
+            try await AddressBook.withOpen(at: folder) { book in
+                let catalog = await ContactCatalog.load(book)
+                guard case .ready(let groups) = await DuplicateSearch().state(of: catalog, book: book, patience: .seconds(60)) else {
+                    Issue.record("the duplicates of six contacts were not found within a minute")
+                    return
+                }
+                let position = Dictionary(uniqueKeysWithValues: groups.entries.enumerated().map { ($0.element.uid ?? "", $0.offset) })
+                let noted = try #require(position["list-smith-0005"])
+                #expect(groups.entries[noted].card.properties.allSatisfy { DuplicateFinder.propertiesRead.contains($0.name.uppercased()) })
+                #expect(groups.propertyCounts[noted] == 7)
+                let smiths: Set = ["list-smith-0003", "list-smith-0004", "list-smith-0005", "list-smith-0006"]
+                let cluster = try #require(groups.clusters.first { Set($0.members.compactMap { groups.entries[$0].uid }) == smiths })
+                let exactPairs = cluster.links.filter { $0.confidence == .exact }
+                    .map { Set([groups.entries[$0.first].uid ?? "", groups.entries[$0.second].uid ?? ""]) }
+                #expect(exactPairs == [["list-smith-0003", "list-smith-0004"]])
             }
         }
     }

@@ -10,9 +10,13 @@ public struct ContactEntry: Sendable {
     /// The card's UID without surrounding white space; `nil` when it has none.
     public var uid: String?
     /// The content hash (form, `UID`, `REV`, `PRODID` and `VERSION` do not change it) of the
-    /// complete card, computed on each access: most comparisons never need it, and it is most of
-    /// the cost of a card.
-    public var hash: ContentHash { ContentHash(of: completeCard) }
+    /// complete card: ``knownHash`` when it was given, otherwise computed on each access (most
+    /// comparisons never need it, and it is most of the cost of a card).
+    public var hash: ContentHash { knownHash ?? ContentHash(of: completeCard) }
+    /// The complete card's content hash when the reader already knows it (an address book's
+    /// index holds it for every contact). An entry that keeps only some properties of a card
+    /// (and not its text) must carry it, or ``hash`` would hash those properties alone.
+    public var knownHash: ContentHash?
     /// The whole card's text and source name when ``card`` holds only some of its properties.
     var wholeText: (bytes: ArraySlice<UInt8>, source: String)?
     /// Whether ``card`` holds only some of the card's properties.

@@ -8,17 +8,25 @@ enum BookCardReader {
     /// The card of each record (`nil` when its file cannot be read or holds no such card), in
     /// no particular order.
     static func cards(of records: [ContactRecord], directory: String) async -> [(ContactRecord, VCard?)] {
+        await cards(of: records, directory: directory) { _, card in card }
+    }
+
+    /// What `keep` takes from the card of each record (`nil` when its file cannot be read or
+    /// holds no such card), in no particular order. `keep` runs as each chunk of 512 records is
+    /// read, so the whole cards of a large book are never all in memory at once.
+    static func cards<Kept: Sendable>(of records: [ContactRecord], directory: String,
+                                      keeping keep: @escaping @Sendable (ContactRecord, VCard) -> Kept) async -> [(ContactRecord, Kept?)] {
         guard !records.isEmpty else { return [] }
         let chunks = stride(from: 0, to: records.count, by: 512).map { Array(records[$0..<min($0 + 512, records.count)]) }
-        var cards: [(ContactRecord, VCard?)] = []
+        var cards: [(ContactRecord, Kept?)] = []
         cards.reserveCapacity(records.count)
-        await withTaskGroup(of: [(ContactRecord, VCard?)].self) { group in
+        await withTaskGroup(of: [(ContactRecord, Kept?)].self) { group in
             var next = 0
             let width = max(2, ProcessInfo.processInfo.activeProcessorCount)
             func addChunk() {
                 let chunk = chunks[next]
                 next += 1
-                group.addTask { Self.readCards(of: chunk, directory: directory) }
+                group.addTask { Self.readCards(of: chunk, directory: directory).map { record, card in (record, card.map { keep(record, $0) }) } }
             }
             while next < chunks.count && next < width { addChunk() }
             for await result in group {

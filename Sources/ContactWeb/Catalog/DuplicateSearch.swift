@@ -13,12 +13,32 @@ import VCardKit
 actor DuplicateSearch {
     /// The groups found in the list of one catalog generation.
     struct Groups: Sendable {
+        /// The contacts searched, each with only the properties the finder reads (and the whole
+        /// card's content hash): a whole parsed card of every contact would take gigabytes.
         var entries: [ContactEntry]
+        /// How many properties each whole card has, in the order of ``entries``.
+        var propertyCounts: [Int]
         var clusters: [DuplicateCluster]
         /// The ``ContactCatalog/generation`` they were computed for.
         var generation: Int
         /// How long the search took, in seconds.
         var seconds: Double
+    }
+
+    /// What the search keeps of a card.
+    struct Candidate: Sendable {
+        var entry: ContactEntry
+        var propertyCount: Int
+
+        /// The properties of `card` the finder reads, the content hash of the whole card (the
+        /// index's, or computed when the record has none) and its number of properties.
+        init(card: VCard, record: ContactRecord) {
+            var kept = card
+            kept.properties = card.properties.filter { DuplicateFinder.propertiesRead.contains($0.name.uppercased()) }
+            entry = ContactEntry(card: kept, origin: record.file)
+            entry.knownHash = record.hash ?? ContentHash(of: card)
+            propertyCount = card.properties.count
+        }
     }
 
     /// What the page can show now.
@@ -30,8 +50,8 @@ actor DuplicateSearch {
 
     private var latest: Groups?
     private var running: (generation: Int, started: Date, contacts: Int)?
-    /// The cards read so far, by UID, with the content hash of the version read.
-    private var cards: [String: (hash: ContentHash, entry: ContactEntry)] = [:]
+    /// What was kept of the cards read so far, by UID, with the content hash of the version read.
+    private var cards: [String: (hash: ContentHash, candidate: Candidate)] = [:]
 
     /// The groups of the catalog's current list, waiting for them at most `patience`.
     func state(of catalog: ContactCatalog, book: AddressBook, patience: Duration = .seconds(2)) async -> State {
@@ -52,32 +72,33 @@ actor DuplicateSearch {
         let known = cards
         Task.detached(priority: .utility) {
             let started = ContinuousClock.now
-            var entries: [ContactEntry] = []
-            entries.reserveCapacity(records.count)
-            var read: [String: (hash: ContentHash, entry: ContactEntry)] = [:]
+            var candidates: [Candidate] = []
+            candidates.reserveCapacity(records.count)
+            var read: [String: (hash: ContentHash, candidate: Candidate)] = [:]
             var toRead: [ContactRecord] = []
             for record in records {
                 if let hash = record.hash, let card = known[record.uid], card.hash == hash {
-                    entries.append(card.entry)
+                    candidates.append(card.candidate)
                     read[record.uid] = card
                 } else {
                     toRead.append(record)
                 }
             }
-            for (record, card) in await BookCardReader.cards(of: toRead, directory: book.directory) {
-                guard let card else { continue }
-                let entry = ContactEntry(card: card, origin: record.file)
-                entries.append(entry)
-                if let hash = record.hash { read[record.uid] = (hash, entry) }
+            for (record, candidate) in await BookCardReader.cards(of: toRead, directory: book.directory, keeping: { Candidate(card: $1, record: $0) }) {
+                guard let candidate else { continue }
+                candidates.append(candidate)
+                if let hash = record.hash { read[record.uid] = (hash, candidate) }
             }
+            let entries = candidates.map(\.entry)
             let clusters = DuplicateFinder().clusters(in: entries)
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            await self.finish(Groups(entries: entries, clusters: clusters, generation: generation, seconds: seconds), cards: read)
+            await self.finish(Groups(entries: entries, propertyCounts: candidates.map(\.propertyCount), clusters: clusters,
+                                     generation: generation, seconds: seconds), cards: read)
         }
     }
 
-    private func finish(_ groups: Groups, cards: [String: (hash: ContentHash, entry: ContactEntry)]) {
+    private func finish(_ groups: Groups, cards: [String: (hash: ContentHash, candidate: Candidate)]) {
         latest = groups
         self.cards = cards
         running = nil
