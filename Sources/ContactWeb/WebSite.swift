@@ -32,6 +32,7 @@ struct WebSite: Sendable {
             case ("GET", "/static/app.css"): return WebResponse(status: 200, contentType: "text/css; charset=utf-8", body: Array(Assets.css.utf8))
             case ("GET", "/static/app.js"): return WebResponse(status: 200, contentType: "text/javascript; charset=utf-8", body: Array(Assets.javascript.utf8))
             case ("GET", "/contact"): return try await contactPage(request)
+            case ("GET", "/photo"): return try await photo(request)
             case ("GET", "/contact/edit"): return try await editPage(request)
             case ("POST", "/contact/save"): return try await saveForm(request)
             case ("POST", "/contact/raw"): return try await saveRaw(request)
@@ -121,6 +122,15 @@ struct WebSite: Sendable {
         let uid = try required(request.query, "uid")
         let file = try await book.contactFile(uid: uid)
         return .page(ContactPage(file: file).render(layout: layout, notice: notice(from: request.query)))
+    }
+
+    /// The contact's photo itself (the list links to it), or 404 when it has none the pages show.
+    func photo(_ request: WebRequest) async throws -> WebResponse {
+        let uid = try required(request.query, "uid")
+        guard let photo = ContactPhoto(of: try await book.contactFile(uid: uid).card) else {
+            throw WebError(status: 404, message: "This contact has no photo in a format the pages show (JPEG, PNG, GIF, WebP or BMP).")
+        }
+        return WebResponse(status: 200, contentType: photo.type, body: photo.bytes)
     }
 
     func editPage(_ request: WebRequest) async throws -> WebResponse {

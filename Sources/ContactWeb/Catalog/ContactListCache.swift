@@ -11,7 +11,7 @@ import VCardKit
 /// missing, of another format, cut short or whose checksum does not match is ignored as a
 /// whole, and the list is built from the cards. Written atomically (a temporary file renamed).
 ///
-/// Layout: the magic `CSWEBL02`, the entry count (UInt64), then per entry the 32 hash bytes and
+/// Layout: the magic `CSWEBL03`, the entry count (UInt64), then per entry the 32 hash bytes and
 /// the fields of ``ContactListEntry`` (each a UInt32 length and its UTF-8 bytes; a length of
 /// `UInt32.max` for an absent optional), then a checksum (UInt64, FNV-1a over 64-bit words) of
 /// everything before it. Integers are little-endian.
@@ -21,7 +21,7 @@ enum ContactListCache {
 
     /// Names the layout *and* the way ``ContactListEntry`` derives its fields from a card:
     /// change it when either changes, so that an older file is rebuilt rather than believed.
-    private static let magic = Array("CSWEBL02".utf8)
+    private static let magic = Array("CSWEBL03".utf8)
 
     /// One contact's list entry and the content hash of the version it was read from.
     struct Item: Sendable {
@@ -56,7 +56,7 @@ enum ContactListCache {
             for word in [item.hash.words.0, item.hash.words.1, item.hash.words.2, item.hash.words.3] { append(word, to: &out) }
             let entry = item.entry
             for text in [entry.uid, entry.displayName, entry.familyName] { append(Array(text.utf8), to: &out) }
-            for text in [entry.email, entry.phone, entry.photoDataURI] { append(text.map { Array($0.utf8) }, to: &out) }
+            for text in [entry.email, entry.phone, entry.photoType] { append(text.map { Array($0.utf8) }, to: &out) }
             for bytes in [Array(entry.nameKey.utf8), Array(entry.familyKey.utf8), entry.searchText, entry.phoneDigits] { append(bytes, to: &out) }
         }
         withUnsafeBytes(of: count.littleEndian) { out.replaceSubrange(magic.count..<magic.count + 8, with: $0) }
@@ -81,7 +81,7 @@ enum ContactListCache {
                   let nameKey = reader.text(), let familyKey = reader.text(),
                   let searchText = reader.bytes(), let phoneDigits = reader.bytes() else { return nil }
             let entry = ContactListEntry(uid: uid, displayName: displayName, familyName: familyName, email: email, phone: phone,
-                                         photoDataURI: photo, nameKey: nameKey, familyKey: familyKey,
+                                         photoType: photo, nameKey: nameKey, familyKey: familyKey,
                                          searchText: searchText, phoneDigits: phoneDigits)
             items[uid] = Item(hash: ContentHash(words: (w0, w1, w2, w3)), entry: entry)
         }

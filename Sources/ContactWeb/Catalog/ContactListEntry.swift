@@ -10,8 +10,9 @@ struct ContactListEntry: Sendable {
     var familyName: String
     var email: String?
     var phone: String?
-    /// A small inline photo (`data:` URI) when the card has one.
-    var photoDataURI: String?
+    /// The media type of the card's photo when the list shows it (``ContactPhoto``, at most
+    /// ``ContactPhoto/listLimit`` bytes; the page links to `/photo?uid=…`).
+    var photoType: String?
     /// Sort keys, folded.
     var nameKey: String
     var familyKey: String
@@ -21,14 +22,14 @@ struct ContactListEntry: Sendable {
     var phoneDigits: [UInt8]
 
     /// An entry from its stored fields (``ContactListCache``).
-    init(uid: String, displayName: String, familyName: String, email: String?, phone: String?, photoDataURI: String?,
+    init(uid: String, displayName: String, familyName: String, email: String?, phone: String?, photoType: String?,
          nameKey: String, familyKey: String, searchText: [UInt8], phoneDigits: [UInt8]) {
         self.uid = uid
         self.displayName = displayName
         self.familyName = familyName
         self.email = email
         self.phone = phone
-        self.photoDataURI = photoDataURI
+        self.photoType = photoType
         self.nameKey = nameKey
         self.familyKey = familyKey
         self.searchText = searchText
@@ -52,12 +53,7 @@ struct ContactListEntry: Sendable {
         familyName = family
         email = Self.preferred(card.emails).map(\.textValue) ?? emails.first
         phone = Self.preferred(card.telephones).map(Self.phoneText) ?? phones.first
-        if let photo = card.photo, let data = photo.binaryData, data.count <= 48 * 1024 {
-            let type = photo.mediaType ?? "image/jpeg"
-            if type.hasPrefix("image/") { photoDataURI = "data:\(type);base64,\(VCardKit.Base64.encode(data))" }
-        } else if let photo = card.photo, photo.rawValue.hasPrefix("data:image/"), photo.rawValue.utf8.count <= 64 * 1024 {
-            photoDataURI = photo.rawValue
-        }
+        if let photo = ContactPhoto(of: card), photo.bytes.count <= ContactPhoto.listLimit { photoType = photo.type }
         nameKey = SearchText.fold(name)
         familyKey = SearchText.fold(family.isEmpty ? name : family + " " + given)
         var text: [String] = [name, family, given]

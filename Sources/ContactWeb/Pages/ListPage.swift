@@ -45,7 +45,7 @@ struct ListPage: Sendable {
         guard !entries.isEmpty else { return html }
         html += "<table class=\"contacts\">\n<thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Email</th><th scope=\"col\">Phone</th></tr></thead>\n<tbody>\n"
         for entry in entries {
-            let photo = entry.photoDataURI.map { "<img class=\"thumb\" src=\"\(HTML.escape($0))\" alt=\"\">" }
+            let photo = entry.photoType.map { _ in "<img class=\"thumb\" src=\"\(HTML.link("/photo", [("uid", entry.uid)]))\" alt=\"\">" }
                 ?? "<span class=\"thumb initials\" aria-hidden=\"true\">\(HTML.escape(String(entry.displayName.prefix(1)).uppercased()))</span>"
             html += "<tr><td>\(photo)<a href=\"\(HTML.link("/contact", [("uid", entry.uid)]))\">\(HTML.escape(entry.displayName))</a></td>"
             html += "<td>\(HTML.escape(entry.email ?? ""))</td><td>\(HTML.escape(entry.phone ?? ""))</td></tr>\n"
