@@ -142,6 +142,13 @@ enum IndexSnapshot {
         let headerEnd = bodyStart - 8
         var trailer = ByteReader(bytes: bytes, position: headerEnd)
         guard let headerSum = trailer.int(), UInt64(bitPattern: headerSum) == SnapshotChecksum.of(bytes[headerStart..<headerEnd]) else { return nil }
+        guard let summary = decodeSummaryFields(&input) else { return nil }
+        guard input.position == headerEnd else { return nil }
+        return (summary, bodyStart)
+    }
+
+    /// Reads the summary's fields (as ``encodeSummary(_:into:)`` wrote them) from `input`.
+    private static func decodeSummaryFields(_ input: inout ByteReader) -> IndexSummary? {
         var summary = IndexSummary()
         guard let size = input.int(), let lines = input.int(), let sequence = input.int(), let lastScan = input.int(),
               let live = input.int(), let checkpointCount = input.int(), checkpointCount >= 0 else { return nil }
@@ -181,8 +188,48 @@ enum IndexSnapshot {
             summary.files[file] = tracked
             if tracked.isLive { summary.liveFileCount += 1 }
         }
-        guard input.position == headerEnd else { return nil }
-        return (summary, bodyStart)
+        return summary
+    }
+
+    private static let deltaMagic = Array("CSDLT001".utf8)
+
+    /// The bytes of `delta` (``IndexDelta``): a magic, the base's summary checksum, the
+    /// length of the rest, the summary fields (with the changed files only), the removed files,
+    /// and a checksum of all but the magic.
+    static func encodeDelta(_ delta: IndexDelta) -> [UInt8] {
+        var payload = ByteWriter()
+        encodeSummary(delta.summary, into: &payload)
+        payload.int(Int64(delta.removedFiles.count))
+        for file in delta.removedFiles { payload.string(file) }
+        var out = ByteWriter()
+        out.bytes.append(contentsOf: deltaMagic)
+        out.int(Int64(bitPattern: delta.baseChecksum))
+        out.int(Int64(payload.bytes.count))
+        out.bytes.append(contentsOf: payload.bytes)
+        out.int(Int64(bitPattern: SnapshotChecksum.of(out.bytes[deltaMagic.count...])))
+        return out.bytes
+    }
+
+    /// The delta saved in `bytes`, or `nil` when they are not a whole, undamaged delta (a torn
+    /// write, a flipped byte, another file).
+    static func decodeDelta(_ bytes: [UInt8]) -> IndexDelta? {
+        let payloadStart = deltaMagic.count + 16
+        guard bytes.count >= payloadStart + 8, bytes.starts(with: deltaMagic) else { return nil }
+        var input = ByteReader(bytes: bytes, position: deltaMagic.count)
+        guard let base = input.int(), let length = input.int(), length >= 0, Int64(payloadStart) + length + 8 == Int64(bytes.count)
+        else { return nil }
+        let payloadEnd = payloadStart + Int(length)
+        var trailer = ByteReader(bytes: bytes, position: payloadEnd)
+        guard let stored = trailer.int(), UInt64(bitPattern: stored) == SnapshotChecksum.of(bytes[deltaMagic.count..<payloadEnd]),
+              let summary = decodeSummaryFields(&input), let removedCount = input.int(), removedCount >= 0
+        else { return nil }
+        var removed: [String] = []
+        for _ in 0..<removedCount {
+            guard let file = input.string() else { return nil }
+            removed.append(file)
+        }
+        guard input.position == payloadEnd else { return nil }
+        return IndexDelta(baseChecksum: UInt64(bitPattern: base), summary: summary, removedFiles: removed)
     }
 
     /// The index saved in `bytes`, or `nil` when they are not a valid snapshot.
