@@ -380,11 +380,13 @@ public actor AddressBook {
             // The delta, when it is whole, names this snapshot and its journal position holds:
             // the summary as it stands there. Otherwise the lines after the snapshot are replayed.
             var covered = saved
+            var hasDelta = false
             if let bytes = try? POSIX.readFile(deltaPath).bytes, let delta = IndexSnapshot.decodeDelta(bytes),
                delta.baseChecksum == summaryChecksum, delta.summary.journalSize >= saved.journalSize,
                delta.summary.journalLines >= saved.journalLines,
                snapshotMatches(journalSize: delta.summary.journalSize, lastSequence: delta.summary.lastSequence, journalPath: journalPath) {
                 covered = delta.applied(to: saved)
+                hasDelta = true
             }
             var tail: [(event: JournalEvent, offset: Int64)] = []
             var onlyCheckpoints = true
@@ -396,7 +398,7 @@ public actor AddressBook {
                 lines = line.number
             }
             let deferred = DeferredIndex(path: snapshotPath, journalPath: journalPath, saved: saved, summaryChecksum: summaryChecksum,
-                                         covered: covered, tail: tail)
+                                         covered: covered, hasDelta: hasDelta, tail: tail)
             var summary = covered
             for (event, _) in tail { summary.applyCheckpoint(event) }
             summary.journalLines = lines

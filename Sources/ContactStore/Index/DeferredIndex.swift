@@ -14,6 +14,8 @@ struct DeferredIndex: Sendable {
     var summaryChecksum: UInt64
     /// The summary at the delta's journal position (`saved` itself when there is no delta).
     var covered: IndexSummary
+    /// Whether ``covered`` comes from a delta (whose stamps and scan time replace the snapshot's).
+    var hasDelta: Bool
     /// The journal events after ``covered`` (checkpoints only) and their offsets.
     var tail: [(event: JournalEvent, offset: Int64)]
 
@@ -24,7 +26,7 @@ struct DeferredIndex: Sendable {
         guard let bytes = try? POSIX.readFile(path).bytes, let (checksum, bodyStart) = IndexSnapshot.summaryChecksum(bytes),
               checksum == summaryChecksum, var index = IndexSnapshot.decodeBody(bytes, from: bodyStart, summary: saved)
         else { return nil }
-        if covered.journalSize > saved.journalSize {
+        if hasDelta {
             let end = covered.journalSize
             do {
                 try JournalFile.read(journalPath, from: saved.journalSize, firstLineNumber: saved.journalLines + 1,
