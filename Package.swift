@@ -96,11 +96,19 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // What both HTTP servers (`cardsync serve`, `cardsync web`) share: percent-encoding and the
+        // TLS certificate and key files.
+        .target(
+            name: "HTTPServerSupport",
+            dependencies: [.product(name: "NIOSSL", package: "swift-nio-ssl")],
+            swiftSettings: sharedSwiftSettings
+        ),
         // `cardsync serve`: a CouchDB-compatible HTTP endpoint over a local data folder. Knows no vCard.
         .target(
             name: "CouchServer",
             dependencies: [
                 "JSONText",
+                "HTTPServerSupport",
                 // `_replicate` reaches remote databases through the project's own client.
                 "CouchClient",
                 "CZlib",
@@ -158,7 +166,11 @@ let package = Package(
                 "VCardKit",
                 "VCardXML",
                 "JSONText",
+                "HTTPServerSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -31,12 +31,7 @@ timed() {
 echo "# $count cards (cardsync generate --seed 7 --version mixed), $(nproc) cores, $(date -u +%FT%TZ)"
 [ -f cards.vcf ] || "$bin" generate --count "$count" --seed 7 --version mixed -o cards.vcf > /dev/null
 rm -rf a b data serve.log
-"$bin" serve --data data --port 0 --admin admin > serve.out 2> serve.log &
-server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 100); do grep -q listening serve.out 2>/dev/null && break; sleep 0.1; done
-port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' serve.out | head -1)
-remote="http://admin@127.0.0.1:$port/contacts"
+source "$here/.ci/bench-serve.sh"
 
 "$bin" init a > /dev/null
 "$bin" remote a set "$remote" > /dev/null

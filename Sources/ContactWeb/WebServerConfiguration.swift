@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPServerSupport
 
 /// How `cardsync web` serves an address book.
 public struct WebServerConfiguration: Sendable {
@@ -12,6 +13,13 @@ public struct WebServerConfiguration: Sendable {
     public var pageSize: Int
     /// The largest request body accepted (uploads), in bytes.
     public var maximumUploadSize: Int
+    /// Whether a password is the one that signs in; `nil` serves without a password (loopback
+    /// only). The command gives a check against a PBKDF2 hash, never the password itself.
+    public var checksPassword: (@Sendable (String) -> Bool)?
+    /// The PEM certificate chain and private key to serve https with; `nil` serves http.
+    public var tls: TLSFiles?
+    /// The PEM certificate chain and private key of a TLS server.
+    public typealias TLSFiles = HTTPServerSupport.TLSFiles
 
     /// Creates a configuration.
     public init(bookDirectory: URL, host: String = "127.0.0.1", port: Int = 8080, pageSize: Int = 50,

@@ -78,14 +78,12 @@ extension WebSite {
     // MARK: - Duplicates
 
     func duplicatesPage(_ request: WebRequest) async throws -> WebResponse {
-        let records = await book.liveRecords()
-        var entries: [ContactEntry] = []
-        for record in records {
-            if let file = try? await book.contactFile(uid: record.uid) {
-                entries.append(ContactEntry(card: file.card, origin: record.file))
-            }
+        let groups: DuplicateSearch.Groups
+        switch await duplicates.state(of: catalog, book: book) {
+        case .ready(let found): groups = found
+        case .computing(let started, let contacts): return duplicatesComputingPage(request, started: started, contacts: contacts)
         }
-        let clusters = DuplicateFinder().clusters(in: entries)
+        let (entries, clusters) = (groups.entries, groups.clusters)
         var html = "<h1>Duplicates</h1>\n<p>\(clusters.count) group\(clusters.count == 1 ? "" : "s") of probable duplicates among \(entries.count) contacts.</p>\n"
         for (number, cluster) in clusters.prefix(200).enumerated() {
             let members = cluster.members.map { entries[$0] }.filter { $0.uid != nil }
@@ -97,7 +95,8 @@ extension WebSite {
                 html += "<span class=\"meta\">\(HTML.escape(member.card.emailAddresses.joined(separator: ", ")))</span></li>"
             }
             html += "</ul>\n<p>Why: " + HTML.escape(Array(Set(cluster.links.flatMap(\.reasons))).sorted().joined(separator: "; ")) + "</p>\n"
-            html += "<form method=\"post\" action=\"/merge\">\(layout.csrfField)<fieldset><legend>Keep</legend>"
+            // The merge page that follows lets the user choose the values.
+            html += "<form method=\"get\" action=\"/merge\"><fieldset><legend>Keep</legend>"
             for (position, member) in ordered.enumerated() {
                 let id = "keep-\(number)-\(position)"
                 html += "<input type=\"radio\" id=\"\(id)\" name=\"keep\" value=\"\(HTML.escape(member.uid ?? ""))\"\(position == 0 ? " checked" : "")>"
@@ -106,6 +105,14 @@ extension WebSite {
             }
             html += "</fieldset><button type=\"submit\">Merge</button></form></section>\n"
         }
+        return .page(layout.render(title: "Duplicates", notice: notice(from: request.query), body: html))
+    }
+
+    /// The duplicates page while the search runs: says so, and links to itself.
+    private func duplicatesComputingPage(_ request: WebRequest, started: Date, contacts: Int) -> WebResponse {
+        let seconds = max(0, Int(Date().timeIntervalSince(started)))
+        let html = "<h1>Duplicates</h1>\n<p class=\"computing\">Still looking for duplicates among \(contacts) contacts "
+            + "(started \(seconds) s ago; this takes a few seconds on a large book). <a href=\"/duplicates\">Reload</a> to see the groups.</p>"
         return .page(layout.render(title: "Duplicates", notice: notice(from: request.query), body: html))
     }
 
@@ -221,11 +228,21 @@ extension WebSite {
 
     // MARK: - Sync
 
-    func syncPage(notice: Notice?) -> WebResponse {
+    func syncPage(notice: Notice?) async -> WebResponse {
         guard syncAction != nil else {
             return .page(layout.render(title: "Sync", notice: notice, body: "<h1>Sync</h1>\n<p>This book has no remote; add one with <code>cardsync remote</code>.</p>"))
         }
-        let html = "<h1>Sync</h1>\n" + layout.buttonForm(action: "/sync", label: "Sync now")
+        var html = "<h1>Sync</h1>\n"
+        // The last sync as the journal keeps it (its checkpoint), so it survives restarts.
+        if let last = try? await book.lastSync() {
+            html += "<section class=\"last-sync\"><h2>Last sync</h2><p>With \(HTML.escape(last.remote ?? "the remote")) at "
+            html += "<time datetime=\"\(HTML.escape(last.time))\">\(HTML.escape(last.time))</time>"
+            html += last.summary.map { ": \(HTML.escape($0)).</p>" } ?? ".</p>"
+            html += "</section>\n"
+        } else {
+            html += "<p>This book has not been synced yet.</p>\n"
+        }
+        html += layout.buttonForm(action: "/sync", label: "Sync now")
         return .page(layout.render(title: "Sync", notice: notice, body: html))
     }
 
@@ -234,9 +251,9 @@ extension WebSite {
         do {
             let summary = try await syncAction(book)
             await catalog.reload(from: book)
-            return syncPage(notice: Notice(kind: .success, message: summary))
+            return await syncPage(notice: Notice(kind: .success, message: summary))
         } catch {
-            return syncPage(notice: Notice(kind: .error, message: "The sync failed: \(error)"))
+            return await syncPage(notice: Notice(kind: .error, message: "The sync failed: \(error)"))
         }
     }
 }

@@ -14,6 +14,10 @@ struct WebSite: Sendable {
     let bookName: String
     let syncAction: WebServer.SyncAction?
     let logger: Logger
+    /// The duplicate groups, computed in the background and kept until the list changes.
+    let duplicates = DuplicateSearch()
+    /// The password gate; `nil` when the server was started without a password.
+    var signIn: SignInGuard? = nil
 
     var layout: PageLayout { PageLayout(bookName: bookName, csrfToken: csrf.token, hasRemote: syncAction != nil) }
 
@@ -22,6 +26,8 @@ struct WebSite: Sendable {
             switch (request.method, request.path) {
             case ("GET", "/"), ("HEAD", "/"): return await listPage(request)
             case ("GET", "/results"): return await listResults(request)
+            case ("GET", "/login"): return signInPage(notice: nil)
+            case ("POST", "/login"): return await signInAttempt(request)
             case ("GET", "/static/app.css"): return WebResponse(status: 200, contentType: "text/css; charset=utf-8", body: Array(Assets.css.utf8))
             case ("GET", "/static/app.js"): return WebResponse(status: 200, contentType: "text/javascript; charset=utf-8", body: Array(Assets.javascript.utf8))
             case ("GET", "/contact"): return try await contactPage(request)
@@ -36,12 +42,13 @@ struct WebSite: Sendable {
             case ("GET", "/contact/history"): return try await historyPage(request)
             case ("POST", "/contact/restore"): return try await restoreVersion(request)
             case ("GET", "/duplicates"): return try await duplicatesPage(request)
-            case ("POST", "/merge"): return try await mergeContacts(request)
+            case ("GET", "/merge"): return try await mergeChoicePage(request)
+            case ("POST", "/merge"): return request.form.contains("chosen") ? try await mergeChoosingValues(request) : try await mergeContacts(request)
             case ("POST", "/unmerge"): return try await undoMerge(request)
             case ("GET", "/exchange"): return exchangePage(notice: nil)
             case ("GET", "/export"): return try await export(request)
             case ("POST", "/import"): return try await importUpload(request)
-            case ("GET", "/sync"): return syncPage(notice: nil)
+            case ("GET", "/sync"): return await syncPage(notice: nil)
             case ("POST", "/sync"): return try await syncNow()
             default:
                 return errorPage(WebError(status: 404, message: "There is no page at \(request.path)."))
@@ -126,6 +133,7 @@ struct WebSite: Sendable {
         let version = try required(request.form, "version")
         let file = try await book.contactFile(uid: uid)
         guard file.version == version else { return try await stale(uid: uid) }
+        if let adding = request.form["add"] { return addingSlot(adding, file: file, form: request.form) }
         let outcome = CardEditor(bytes: file.bytes, card: file.card).applying(form: request.form, now: Date())
         guard let bytes = outcome.bytes else {
             return .redirect(to: HTML.unescapedLink("/contact", [("uid", uid), ("done", "Nothing was changed.")]))
@@ -177,6 +185,12 @@ struct WebSite: Sendable {
         return .redirect(to: HTML.unescapedLink("/contact", [("uid", uid), ("done", "Saved (changed: \(names.joined(separator: ", "))).")]))
     }
 
+    /// "Add another phone" (or email, …): the edit form again, with what was typed kept and one
+    /// more empty slot for that property; nothing is saved yet.
+    private func addingSlot(_ name: String, file: ContactFile?, form: FormFields) -> WebResponse {
+        .page(EditPage(file: file, typed: form, adding: name).render(layout: layout, notice: nil))
+    }
+
     /// The answer to a save based on an old version: refused, and the newer version shown.
     private func stale(uid: String) async throws -> WebResponse {
         _ = try? await book.scan()
@@ -213,6 +227,7 @@ struct WebSite: Sendable {
     // MARK: - New, delete
 
     func createContact(_ request: WebRequest) async throws -> WebResponse {
+        if let adding = request.form["add"] { return addingSlot(adding, file: nil, form: request.form) }
         var card = VCard(version: .v4_0, properties: [])
         let uid = "urn:uuid:" + UUID().uuidString.lowercased()
         card.append(VCardProperty(name: "UID", rawValue: uid))

@@ -110,21 +110,10 @@ extension CouchServer {
     ///
     /// - Throws: ``CouchError`` naming the file that cannot be read or parsed.
     static func loadTLS(_ files: CouchServerConfiguration.TLSFiles) throws(CouchError) -> TLSConfiguration {
-        let chain: [NIOSSLCertificate]
         do {
-            chain = try NIOSSLCertificate.fromPEMFile(files.certificatePath)
+            return try files.serverConfiguration()
         } catch {
-            throw CouchError(.storageFailure, reason: "\(files.certificatePath): not a readable PEM certificate (\(error))")
+            throw CouchError(.storageFailure, reason: error.description)
         }
-        guard !chain.isEmpty else {
-            throw CouchError(.storageFailure, reason: "\(files.certificatePath): no certificate in the file")
-        }
-        let key: NIOSSLPrivateKey
-        do {
-            key = try NIOSSLPrivateKey(file: files.keyPath, format: .pem)
-        } catch {
-            throw CouchError(.storageFailure, reason: "\(files.keyPath): not a readable PEM private key (\(error))")
-        }
-        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPServerSupport
 
 /// How `cardsync serve` runs: where the data is, where to listen, who the admin is, and the
 /// CouchDB limits it applies.
@@ -39,21 +40,8 @@ public struct CouchServerConfiguration: Sendable {
     public var passwordIterations: Int
     /// Serve https with this certificate and key instead of plain http.
     public var tls: TLSFiles?
-
-    /// The PEM files of a TLS server: the certificate chain (server certificate first) and its
-    /// private key.
-    public struct TLSFiles: Sendable, Hashable {
-        /// The certificate chain file (PEM).
-        public var certificatePath: String
-        /// The private key file (PEM).
-        public var keyPath: String
-
-        /// The certificate and key files.
-        public init(certificatePath: String, keyPath: String) {
-            self.certificatePath = certificatePath
-            self.keyPath = keyPath
-        }
-    }
+    /// The PEM certificate chain and private key of a TLS server.
+    public typealias TLSFiles = HTTPServerSupport.TLSFiles
 
     /// A configuration with CouchDB's defaults.
     public init(dataDirectory: URL, host: String = "127.0.0.1", port: Int = 5984, admin: Admin? = nil,

@@ -71,7 +71,7 @@ public struct SyncEngine: Sendable {
             let plan = try await pull(feed, isComplete: since == nil, since: since, states: quietFeed ? [:] : await syncStates(), report: &report)
             if !options.dryRun, let last = feed.lastSequence {
                 let position = Self.text(of: last)
-                try await book.recordCheckpoint(position, remote: remote)
+                try await book.recordCheckpoint(position, remote: remote, summary: report.summaryLine)
                 report.checkpoint = position
             }
             if options.dedupe && !options.dryRun {
@@ -81,7 +81,7 @@ public struct SyncEngine: Sendable {
             try await push(pull: plan, report: &report)
             if !options.dryRun, let start = feed.lastSequence, report.ownWrites > 0,
                let position = try await positionPastOwnWrites(start: start, writes: report.ownWrites) {
-                try await book.recordCheckpoint(position, remote: remote)
+                try await book.recordCheckpoint(position, remote: remote, summary: report.summaryLine)
                 report.checkpoint = position
             }
             if !options.dryRun, exists || report.createdDatabase, let position = report.checkpoint,

@@ -116,6 +116,15 @@ public struct SyncReport: Sendable {
     public var pulledCounts: (added: Int, updated: Int, deleted: Int) { (count(pulled, .add), count(pulled, .update), count(pulled, .delete)) }
     /// Counts of pushed changes by kind.
     public var pushedCounts: (added: Int, updated: Int, deleted: Int) { (count(pushed, .add), count(pushed, .update), count(pushed, .delete)) }
+
+    /// What the sync did, in one sentence (kept in the journal with its checkpoint).
+    public var summaryLine: String {
+        let pulled = pulledCounts
+        let pushed = pushedCounts
+        return "pulled \(pulled.added) added, \(pulled.updated) updated, \(pulled.deleted) deleted; "
+            + "pushed \(pushed.added) added, \(pushed.updated) updated, \(pushed.deleted) deleted; "
+            + "\(conflicts.count) conflicts, \(problems.count) errors"
+    }
 }
 
 /// Where a sync is, for progress displays.

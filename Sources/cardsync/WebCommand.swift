@@ -2,6 +2,7 @@ import ArgumentParser
 import ContactStore
 import ContactWeb
 import CouchClient
+import CouchServer
 import Foundation
 import Hummingbird
 import Logging
@@ -19,9 +20,12 @@ struct WebCommand: AsyncParsableCommand {
             like any other edit (`cardsync log` shows it, `cardsync sync` sends it). A save based on \
             a version that another program or a sync has changed since is refused.
 
-            The book stays open (locked) while the server runs. Only the loopback interface is \
-            served: a page for other computers would need a password and TLS, which this version \
-            does not have, so any other --host is refused.
+            The book stays open (locked) while the server runs. Loopback (127.0.0.1, ::1, \
+            localhost) is served as is, or with --password. Any other --host needs both \
+            --password and TLS (--tls-cert FILE --tls-key FILE), else the server refuses to start \
+            (exit 78). The password comes from CARDSYNC_WEB_PASSWORD or a prompt; only a PBKDF2 \
+            hash of it is kept, in memory. Signing in sets an HttpOnly, Secure, SameSite=Strict \
+            session cookie, valid until the server stops.
 
             When the server listens it prints one line on standard output:
               cardsync web: listening on http://127.0.0.1:8080 (book: DIR)
@@ -29,13 +33,14 @@ struct WebCommand: AsyncParsableCommand {
             Examples:
               cardsync web ~/contacts --open
               cardsync web ~/contacts --port 0
+              CARDSYNC_WEB_PASSWORD=secret cardsync web ~/contacts --host 0.0.0.0 --password --tls-cert cert.pem --tls-key key.pem
             """
     )
 
     @Argument(help: "The address book's folder.")
     var directory: String
 
-    @Option(help: "The address to listen on (loopback only).")
+    @Option(help: "The address to listen on (other than loopback: needs --password and TLS).")
     var host = "127.0.0.1"
 
     @Option(help: "The port; 0 picks a free one (printed when listening).")
@@ -44,35 +49,58 @@ struct WebCommand: AsyncParsableCommand {
     @Flag(help: "Open the list in the default browser once listening (xdg-open or open).")
     var open = false
 
+    @Option(help: ArgumentHelp("Serve https with this PEM certificate chain (needs --tls-key).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
+    @Flag(help: ArgumentHelp("Ask for a password before any page (from CARDSYNC_WEB_PASSWORD, else a prompt); only its PBKDF2 hash is kept, in memory."))
+    var password = false
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
     }
 
     func run() async throws {
         try await reportingFailures {
-            guard WebServerConfiguration.isLoopback(host) else {
+            if (tlsCert == nil) != (tlsKey == nil) {
+                throw CommandFailure(message: "--tls-cert and --tls-key go together: give both or neither", exitCode: ExitStatus.configuration)
+            }
+            guard WebServerConfiguration.isLoopback(host) || (password && tlsCert != nil) else {
+                let missing = [password ? nil : "--password", tlsCert == nil ? "--tls-cert FILE --tls-key FILE" : nil].compactMap { $0 }
                 throw CommandFailure(
-                    message: "--host \(host) would serve the address book to other computers; that needs a password and TLS (--password, --tls-cert, --tls-key), which `cardsync web` does not offer yet. Use 127.0.0.1 (the default) and an SSH tunnel to reach it from elsewhere.",
+                    message: "--host \(host) would serve the address book to other computers; that needs a password and TLS: add \(missing.joined(separator: " and ")). Or use 127.0.0.1 (the default) and an SSH tunnel.",
                     exitCode: ExitStatus.configuration)
             }
             let logger = Logger(label: "cardsync.web") { StreamLogHandler.standardError(label: $0) }
-            let configuration = WebServerConfiguration(bookDirectory: URL(fileURLWithPath: directory), host: host, port: port)
+            var configuration = WebServerConfiguration(bookDirectory: URL(fileURLWithPath: directory), host: host, port: port)
+            if let tlsCert, let tlsKey { configuration.tls = .init(certificatePath: tlsCert, keyPath: tlsKey) }
+            if password {
+                let hash = try Self.passwordHash()
+                configuration.checksPassword = { hash.verifies(password: $0) }
+            }
             let server = WebServer(configuration: configuration, logger: logger, syncAction: try Self.syncAction(book: directory))
             let host = self.host
             let directory = self.directory
             let opensBrowser = open
-            try await BookSession.open(directory) { book in
-                let application = await server.makeApplication(book: book) { port in
-                    let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
-                    print("cardsync web: listening on \(url.dropLast()) (book: \(directory))")
-                    fflush(nil)
-                    if opensBrowser { Self.openBrowser(url) }
+            let scheme = configuration.tls == nil ? "http" : "https"
+            do {
+                try await BookSession.open(directory) { book in
+                    let application = try await server.makeApplication(book: book) { port in
+                        let url = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
+                        print("cardsync web: listening on \(url.dropLast()) (book: \(directory))")
+                        fflush(nil)
+                        if opensBrowser { Self.openBrowser(url) }
+                    }
+                    do {
+                        try await application.runService()
+                    } catch {
+                        throw CommandFailure(message: "cannot serve on \(host):\(configuration.port): \(error)", exitCode: ExitStatus.ioError)
+                    }
                 }
-                do {
-                    try await application.runService()
-                } catch {
-                    throw CommandFailure(message: "cannot serve on \(host):\(configuration.port): \(error)", exitCode: ExitStatus.ioError)
-                }
+            } catch let error as WebServerError {
+                throw CommandFailure(message: error.message, exitCode: ExitStatus.configuration, path: error.path)
             }
         }
     }
@@ -85,12 +113,26 @@ struct WebCommand: AsyncParsableCommand {
             try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: 3)) { client, counter in
                 let report = try await SyncEngine(book: addressBook, database: client.database(choice.location.database),
                                                   remote: choice.key, options: SyncOptions()).sync()
-                let pulled = report.pulledCounts
-                let pushed = report.pushedCounts
-                return "Synced with \(report.remote): pulled \(pulled.added) added, \(pulled.updated) updated, \(pulled.deleted) deleted; "
-                    + "pushed \(pushed.added) added, \(pushed.updated) updated, \(pushed.deleted) deleted; "
-                    + "\(report.conflicts.count) conflicts, \(report.problems.count) errors; \(counter.count) requests."
+                return "Synced with \(report.remote): \(report.summaryLine); \(counter.count) requests."
             }
+        }
+    }
+
+    /// The password's hash, the password read from CARDSYNC_WEB_PASSWORD or a prompt (when
+    /// standard input is a terminal) and then dropped.
+    static func passwordHash() throws -> PasswordHash {
+        var password = ProcessInfo.processInfo.environment["CARDSYNC_WEB_PASSWORD"] ?? ""
+        if password.isEmpty, isatty(0) == 1, let entered = getpass("Password for the web pages: ") {
+            password = String(cString: entered)
+        }
+        guard !password.isEmpty else {
+            throw CommandFailure(message: "--password needs a password: set CARDSYNC_WEB_PASSWORD or run on a terminal to be asked",
+                                 exitCode: ExitStatus.usage)
+        }
+        do {
+            return try PasswordHash(name: "web", password: password)
+        } catch {
+            throw CommandFailure(message: "cannot hash the password: \(error)", exitCode: ExitStatus.internalError)
         }
     }
 

@@ -37,6 +37,18 @@ struct JournalLineTests {
         #expect(JSONWriter(sortsKeys: true).bytes(for: try JSONValue(parsing: line)) == line)
     }
 
+    @Test func aCheckpointKeepsTheSyncsSummaryInSortedPlace() throws {
+        var event = JournalEvent.checkpoint(remote: "http://127.0.0.1:5984/contacts", position: "12",
+                                            summary: "pulled 1 added, 0 updated, 0 deleted; pushed 0 added, 2 updated, 0 deleted; 0 conflicts, 0 errors")
+        event.sequence = 9
+        event.timestamp = 1_764_063_000_123
+        let line = JournalLine.encode(event)
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.contains(#""source":"remote","summary":"pulled 1 added, 0 updated, 0 deleted; pushed 0 added, 2 updated, 0 deleted; 0 conflicts, 0 errors","time":"#))
+        #expect(JSONWriter(sortsKeys: true).bytes(for: try JSONValue(parsing: Array(line.dropLast()))) == Array(line.dropLast()))
+        #expect(try JournalLine.decode(Array(line.dropLast()), includingCard: true) == event)
+    }
+
     @Test(arguments: [
         (#"{"checksum":"00000000","op":"add"}"#, "the checksum does not match"),
         (#"{"op":"add","checksum":"00000000"}"#, "the line has no checksum"),

@@ -54,6 +54,16 @@ struct WebTestClient: Sendable {
                       body: String(buffer: buffer))
     }
 
+    /// Posts a file as the import form does (multipart/form-data), with the page's CSRF token.
+    func upload(_ bytes: [UInt8], fileName: String, contentType: String = "application/octet-stream") async throws -> Answer {
+        let boundary = "----cardsync-test-\(UUID().uuidString)"
+        var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(try await csrfToken())\r\n".utf8)
+        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"\(fileName)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8)
+        body += bytes
+        body += Array("\r\n--\(boundary)--\r\n".utf8)
+        return try await send("/import", method: .POST, body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+    }
+
     /// The CSRF token the pages carry.
     func csrfToken() async throws -> String {
         try await get("/new").hiddenValue("csrf") ?? ""
@@ -62,14 +72,18 @@ struct WebTestClient: Sendable {
     /// The edit page of `uid` as a browser would submit it untouched: every text field and
     /// hidden field with the value shown (check boxes left unticked, selects at their first choice).
     func editForm(_ uid: String) async throws -> [(String, String)] {
-        let page = try await get("/contact/edit?uid=\(FormFields.encode(uid))")
-        let form = String(page.body[..<(page.body.range(of: "class=\"raw-editor\"")?.lowerBound ?? page.body.endIndex)])
+        Self.formFields(in: try await get("/contact/edit?uid=\(FormFields.encode(uid))").body)
+    }
+
+    /// The fields an edit page (`body`) submits untouched (see ``editForm(_:)``).
+    static func formFields(in body: String) -> [(String, String)] {
+        let form = String(body[..<(body.range(of: "class=\"raw-editor\"")?.lowerBound ?? body.endIndex)])
         var fields: [(String, String)] = []
         var rest = Substring(form)
         while let start = rest.range(of: "<input ") ?? rest.range(of: "<textarea ") {
             let tag = rest[start.lowerBound...].prefix { $0 != ">" }
             rest = rest[start.upperBound...]
-            guard !tag.contains("type=\"checkbox\""), let name = Self.attribute("name", in: tag) else { continue }
+            guard !tag.contains("type=\"checkbox\"") || tag.contains(" checked"), let name = Self.attribute("name", in: tag) else { continue }
             if tag.hasPrefix("<textarea") {
                 let content = rest[rest.index(after: rest.firstIndex(of: ">")!)...]
                 var text = String(content[..<content.range(of: "</textarea>")!.lowerBound])
@@ -102,7 +116,7 @@ struct WebTestClient: Sendable {
 /// Runs `body` against a live server over a new book holding `fixtures` (file names under
 /// Tests/ContactWebTests/Fixtures), then removes the book.
 func withWebServer<Value: Sendable>(
-    fixtures: [String], _ body: @Sendable (WebTestClient) async throws -> Value
+    fixtures: [String], maximumUploadSize: Int = 32 << 20, _ body: @Sendable (WebTestClient) async throws -> Value
 ) async throws -> Value {
     let folder = try TestPaths.makeTemporaryDirectory("contactweb")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -113,10 +127,10 @@ func withWebServer<Value: Sendable>(
     }
     var logger = Logger(label: "contactweb.test")
     logger.logLevel = .warning
-    let server = WebServer(configuration: WebServerConfiguration(bookDirectory: folder, port: 0), logger: logger)
+    let server = WebServer(configuration: WebServerConfiguration(bookDirectory: folder, port: 0, maximumUploadSize: maximumUploadSize), logger: logger)
     let ports = PortBox()
     return try await AddressBook.withOpen(at: folder) { book in
-        let application = await server.makeApplication(book: book) { port in await ports.set(port) }
+        let application = try await server.makeApplication(book: book) { port in await ports.set(port) }
         return try await application.test(.live) { _ in
             let port = await ports.value()
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))

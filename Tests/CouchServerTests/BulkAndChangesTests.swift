@@ -248,8 +248,12 @@ func writeBranch(_ client: CouchTestClient, id: String, base: String, hash: Stri
         try await withTestServer { client, _ in
             try await makeDatabase(client)
             let port = client.port
+            // From the sequence before the write rather than `since=now`: on a loaded machine the
+            // waiting request may reach the server only after the write, and must still list it.
+            let info = try await client.request(.get, "/db")
+            let since = try #require(info.json?["update_seq"]?.stringValue)
             async let waiting = withExtraClient(port: port) { other in
-                try await other.request(.get, "/db/_changes?feed=longpoll&since=now&timeout=20000&heartbeat=100")
+                try await other.request(.get, "/db/_changes?feed=longpoll&since=\(since)&timeout=20000&heartbeat=100")
             }
             // Long enough for the first 100 ms heartbeats even on a slow (sanitized, busy) machine:
             // 400 ms was not enough under AddressSanitizer.

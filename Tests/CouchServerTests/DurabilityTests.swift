@@ -15,9 +15,11 @@ final class ChildServer: Sendable {
     let process: Process
     let port: Int
 
-    init(data: URL, log: URL) throws {
+    /// Starts the server over `data`, its output in `log`, with `extraEnvironment` added to this
+    /// process's environment.
+    init(data: URL, log: URL, extraEnvironment: [String: String] = [:]) throws {
         let process = Process()
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { _, extra in extra }
         if let cardsync = Self.cardsyncWithServe {
             process.executableURL = cardsync
             process.arguments = ["serve", "--data", data.path, "--port", "0"]
@@ -97,34 +99,18 @@ final class ChildServer: Sendable {
             // Stream batches until the server is killed at a random moment.
             let killAfter = Duration.milliseconds(Int.random(in: 30...250, using: &generator))
             let port = server.port
-            let written: [String] = await withTaskGroup(of: [String]?.self) { group in
-                group.addTask {
-                    let done = AcknowledgedIDs()
-                    do {
-                        try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(5))) { raw in
-                            let client = CouchTestClient(raw, port: port)
-                            var batch = 0
-                            while true {
-                                let ids = (0..<25).map { "r\(round)-b\(batch)-\($0)" }
-                                let docs: [JSONValue] = ids.map { .obj(["_id": .string($0), "fn": .string("Person \($0)")]) }
-                                let result = try await client.request(.post, "/db/_bulk_docs", json: .obj(["docs": .array(docs)]), credentials: .none)
-                                guard result.status == 201 else { return }
-                                let saved = (result.json?.arrayValue ?? []).compactMap { row in row["ok"] != nil ? row["id"]?.stringValue : nil }
-                                await done.append(saved)
-                                batch += 1
-                            }
-                        }
-                    } catch {}
-                    return await done.ids
+            let written = await server.writeUntilKilled(after: killAfter) { raw, done in
+                let client = CouchTestClient(raw, port: port)
+                var batch = 0
+                while true {
+                    let ids = (0..<25).map { "r\(round)-b\(batch)-\($0)" }
+                    let docs: [JSONValue] = ids.map { .obj(["_id": .string($0), "fn": .string("Person \($0)")]) }
+                    let result = try await client.request(.post, "/db/_bulk_docs", json: .obj(["docs": .array(docs)]), credentials: .none)
+                    guard result.status == 201 else { return }
+                    let saved = (result.json?.arrayValue ?? []).compactMap { row in row["ok"] != nil ? row["id"]?.stringValue : nil }
+                    await done.append(saved)
+                    batch += 1
                 }
-                group.addTask {
-                    try? await Task.sleep(for: killAfter)
-                    server.kill()
-                    return nil
-                }
-                var result: [String] = []
-                for await value in group { if let value { result = value } }
-                return result
             }
             acknowledged.append(contentsOf: written)
         }
@@ -134,6 +120,36 @@ final class ChildServer: Sendable {
         #expect(database.recovery.skippedLineOffsets.isEmpty)
         let stored = await database.documentCount
         #expect(stored >= acknowledged.count)
+    }
+}
+
+extension ChildServer {
+    /// Runs `write` against this server and kills it (`SIGKILL`) after `delay`, whichever ends
+    /// first; answers the ids `write` recorded as acknowledged before the server died.
+    /// - Parameter write: writes through a client of this server, appending each id the server
+    ///   acknowledged to the given list; an error (the connection dying with the server) ends it.
+    func writeUntilKilled(after delay: Duration,
+                          _ write: @escaping @Sendable (TestClient, AcknowledgedIDs) async throws -> Void) async -> [String] {
+        let port = self.port
+        return await withTaskGroup(of: [String]?.self) { group in
+            group.addTask {
+                let done = AcknowledgedIDs()
+                do {
+                    try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(5))) { raw in
+                        try await write(raw, done)
+                    }
+                } catch {}
+                return await done.ids
+            }
+            group.addTask {
+                try? await Task.sleep(for: delay)
+                self.kill()
+                return nil
+            }
+            var result: [String] = []
+            for await value in group { if let value { result = value } }
+            return result
+        }
     }
 }
 

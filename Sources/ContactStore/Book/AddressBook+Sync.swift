@@ -130,8 +130,10 @@ extension AddressBook {
     /// Records that `remote`'s changes feed is applied up to `position` (each sync records one,
     /// so its time is the time of the last sync). Call it only once the changes it covers are
     /// durable here.
-    public func recordCheckpoint(_ position: String, remote: String) async throws(ContactStoreError) {
-        try await record([.checkpoint(remote: remote, position: position)])
+    /// - Parameter summary: what the sync has done so far, in words (kept with the checkpoint;
+    ///   ``lastSync(remote:)`` reads it back).
+    public func recordCheckpoint(_ position: String, remote: String, summary: String? = nil) async throws(ContactStoreError) {
+        try await record([.checkpoint(remote: remote, position: position, summary: summary)])
     }
 
     /// Forgets all sync state for `remote` (for `cardsync remote remove`): the journal records a
@@ -398,6 +400,18 @@ extension AddressBook {
     /// When the last sync with `remote` recorded its checkpoint (milliseconds since 1970), or `nil`.
     public func lastSyncTime(remote: String) throws(ContactStoreError) -> Int64? {
         isIndexLoaded ? index.checkpointTimes[remote] : summary.checkpointTimes[remote]
+    }
+
+    /// The last sync's checkpoint event (with any remote, or with `remote`): its time, remote
+    /// and the summary the sync kept with it; `nil` when the book was never synced. Reads the
+    /// journal.
+    public func lastSync(remote: String? = nil) throws(ContactStoreError) -> JournalEvent? {
+        var last: JournalEvent?
+        try JournalFile.read(journalPath, repairHint: repairHint) { line throws(ContactStoreError) in
+            let event = line.event
+            if event.operation == .checkpoint, event.checkpoint?.isEmpty == false, remote == nil || event.remote == remote { last = event }
+        }
+        return last
     }
 }
 

@@ -100,6 +100,10 @@ public struct JournalEvent: Sendable, Hashable {
     public var remoteRevision: String?
     /// For a `checkpoint` event: the remote changes-feed position, as the server gave it (JSON text).
     public var checkpoint: String?
+    /// For a `checkpoint` event recorded by a sync: what the sync had done by then, in words
+    /// (received and sent contacts, conflicts, errors), so the last sync's summary is read from
+    /// the journal like its time.
+    public var summary: String?
 
     /// The line format this version of cardsync writes.
     public static let currentSchemaVersion = 1
@@ -137,10 +141,11 @@ public struct JournalEvent: Sendable, Hashable {
     }
 
     /// A `checkpoint` event: `remote`'s changes feed is applied up to `position`.
-    public static func checkpoint(remote: String, position: String) -> JournalEvent {
+    public static func checkpoint(remote: String, position: String, summary: String? = nil) -> JournalEvent {
         var event = JournalEvent(operation: .checkpoint, uid: "", file: "", hash: nil, previousHash: nil, source: .remote)
         event.remote = remote
         event.checkpoint = position
+        event.summary = summary
         return event
     }
 

@@ -53,6 +53,7 @@ package enum JournalLine {
         if let revision = event.remoteRevision { tail.append(0x2C); appendMember("rev", string: revision, to: &tail) }
         tail.append(contentsOf: ",\"schemaVersion\":\(event.schemaVersion),\"seq\":\(event.sequence),".utf8)
         appendMember("source", string: event.source.rawValue, to: &tail)
+        if let summary = event.summary { tail.append(0x2C); appendMember("summary", string: summary, to: &tail) }
         tail.append(0x2C)
         appendMember("time", string: event.time, to: &tail)
         if hasContact {
@@ -125,6 +126,7 @@ package enum JournalLine {
         event.remote = object.text("remote")
         event.remoteRevision = object.text("rev")
         event.checkpoint = object.text("checkpoint")
+        event.summary = object.text("summary")
         if let edited = object.text("edited") {
             guard let milliseconds = UTCTimestamp.parse(edited.utf8) else { throw JournalLineError(reason: "edited \"\(edited)\" is not a UTC timestamp") }
             event.edited = milliseconds

@@ -20,6 +20,22 @@ struct ContactListEntry: Sendable {
     /// The digits of every phone number, separated by spaces.
     var phoneDigits: [UInt8]
 
+    /// An entry from its stored fields (``ContactListCache``).
+    init(uid: String, displayName: String, familyName: String, email: String?, phone: String?, photoDataURI: String?,
+         nameKey: String, familyKey: String, searchText: [UInt8], phoneDigits: [UInt8]) {
+        self.uid = uid
+        self.displayName = displayName
+        self.familyName = familyName
+        self.email = email
+        self.phone = phone
+        self.photoDataURI = photoDataURI
+        self.nameKey = nameKey
+        self.familyKey = familyKey
+        self.searchText = searchText
+        self.phoneDigits = phoneDigits
+    }
+
+    /// The entry of `card`.
     init(uid: String, card: VCard) {
         self.uid = uid
         let structured = card.structuredName

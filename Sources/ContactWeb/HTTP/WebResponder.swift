@@ -23,13 +23,17 @@ struct WebResponder: HTTPResponder {
         var answer: WebResponse
         do throws(WebError) {
             let webRequest = try await makeRequest(request)
-            if !Self.isLoopbackHost(request) {
+            if WebServerConfiguration.isLoopback(site.configuration.host) && !Self.isLoopbackHost(request) {
                 answer = WebResponse(status: 421, contentType: "text/plain; charset=utf-8",
                                      body: Array("cardsync web answers requests for 127.0.0.1, localhost or [::1] only.\n".utf8))
             } else if webRequest.method == "POST" && !site.csrf.accepts(webRequest.form["csrf"]) {
                 answer = site.forbidden()
             } else if webRequest.method == "POST" && !Self.isSameOrigin(request) {
                 answer = site.forbidden()
+            } else if let signIn = site.signIn, !SignInGuard.isPublic(webRequest.path),
+                      !signIn.isSignedIn(cookieHeader: request.headers[.cookie]) {
+                answer = webRequest.method == "GET" || webRequest.method == "HEAD" ? .redirect(to: "/login")
+                    : site.signInPage(notice: Notice(kind: .error, message: "Sign in first; nothing was changed."), status: 401)
             } else {
                 answer = await site.respond(to: webRequest)
             }

@@ -8,6 +8,27 @@ struct EditPage: Sendable {
     var file: ContactFile?
     /// The raw text to show in the raw editor (what the user typed, after an invalid save).
     var rawText: String?
+    /// The form as the user filled it in, when the page is shown again with one more empty
+    /// slot ("Add another phone"): its values replace the stored ones in the fields.
+    var typed: FormFields?
+    /// The property (`TEL`, `EMAIL`, …) that gets one more empty slot than the typed form had.
+    var adding: String?
+
+    /// The most empty slots for new values of one property in one form (``CardEditor`` reads as many).
+    static let maximumNewSlots = 20
+
+    /// How many empty slots for new values of `editable` the form shows: one, or as many as the
+    /// typed form had, plus one for the property being added to.
+    func newSlotCount(_ editable: EditableProperty) -> Int {
+        var count = 1
+        if let typed {
+            while count < Self.maximumNewSlots && CardEditor.newFieldNames(editable, slot: count).contains(where: typed.contains) {
+                count += 1
+            }
+        }
+        if adding == editable.name && editable.isRepeatable { count += 1 }
+        return min(count, Self.maximumNewSlots)
+    }
 
     func render(layout: PageLayout, notice: Notice?) -> String {
         let card = file?.card ?? VCard(version: .v4_0, properties: [])
@@ -18,35 +39,31 @@ struct EditPage: Sendable {
         html += "<form method=\"post\" action=\"\(action)\" class=\"edit\">\n\(layout.csrfField)\n"
         if let file {
             html += "<input type=\"hidden\" name=\"uid\" value=\"\(HTML.escape(file.record.uid))\">\n"
-            html += "<input type=\"hidden\" name=\"version\" value=\"\(HTML.escape(file.version))\">\n"
+            html += "<input type=\"hidden\" name=\"version\" value=\"\(HTML.escape(typed?["version"] ?? file.version))\">\n"
         }
+        // Enter in a field submits the form with its first button: Save, not "Add another …".
+        html += "<p class=\"actions\"><button type=\"submit\">Save</button></p>\n"
         for editable in EditableProperty.all {
             html += "<fieldset class=\"property\" data-name=\"\(editable.name)\"><legend>\(HTML.escape(editable.sectionLabel))</legend>\n"
             var count = 0
             for (position, property) in card.properties.enumerated() where property.hasName(editable.name) {
                 count += 1
                 let names = CardEditor.fieldNames(position, count: editable.componentCount)
-                let values = editable.fieldValues(property)
+                let values = zip(names, editable.fieldValues(property)).map { typed?[$0.0] ?? $0.1 }
                 let words = PropertyWords.parameters(property)
                 let labelSuffix = words.isEmpty ? "" : " (\(words.joined(separator: ", ")))"
                 html += "<div class=\"value\">"
                 html += fields(editable, names: names, values: values, labelSuffix: labelSuffix)
-                html += "<label class=\"remove\"><input type=\"checkbox\" name=\"remove\(position)\" value=\"1\"> Remove this \(HTML.escape(editable.label.lowercased()))</label>"
+                html += "<label class=\"remove\"><input type=\"checkbox\" name=\"remove\(position)\" value=\"1\"\(typed?.contains("remove\(position)") == true ? " checked" : "")> Remove this \(HTML.escape(editable.label.lowercased()))</label>"
                 html += "</div>\n"
             }
             if editable.isRepeatable || count == 0 {
-                let names = CardEditor.newFieldNames(editable)
-                html += "<div class=\"value new\">"
-                html += fields(editable, names: names, values: names.map { _ in "" }, labelSuffix: "", isNew: true)
-                if !editable.typeChoices.isEmpty {
-                    let id = "type.\(editable.name).0"
-                    html += "<label for=\"\(id)\">Kind of new \(HTML.escape(editable.label.lowercased()))</label><select id=\"\(id)\" name=\"\(id)\"><option value=\"\">(none)</option>"
-                    for choice in editable.typeChoices {
-                        html += "<option value=\"\(choice)\">\(HTML.escape(PropertyWords.types[choice] ?? choice))</option>"
-                    }
-                    html += "</select>"
+                for slot in 0..<newSlotCount(editable) {
+                    html += newSlot(editable, slot: slot)
                 }
-                html += "</div>\n"
+            }
+            if editable.isRepeatable {
+                html += "<p><button type=\"submit\" name=\"add\" value=\"\(editable.name)\" class=\"add\">Add another \(HTML.escape(editable.label.lowercased()))</button></p>\n"
             }
             html += "</fieldset>\n"
         }
@@ -72,6 +89,23 @@ struct EditPage: Sendable {
             """
         }
         return layout.render(title: title, notice: notice, body: html)
+    }
+
+    /// The empty fields for the `slot`th new value of `editable`, with what the user typed in them.
+    private func newSlot(_ editable: EditableProperty, slot: Int) -> String {
+        let names = CardEditor.newFieldNames(editable, slot: slot)
+        var html = "<div class=\"value new\">"
+        html += fields(editable, names: names, values: names.map { typed?[$0] ?? "" }, labelSuffix: slot == 0 ? "" : " \(slot + 1)", isNew: true)
+        if !editable.typeChoices.isEmpty {
+            let id = "type.\(editable.name).\(slot)"
+            let chosen = typed?[id]
+            html += "<label for=\"\(id)\">Kind of new \(HTML.escape(editable.label.lowercased()))</label><select id=\"\(id)\" name=\"\(id)\"><option value=\"\">(none)</option>"
+            for choice in editable.typeChoices {
+                html += "<option value=\"\(choice)\"\(chosen == choice ? " selected" : "")>\(HTML.escape(PropertyWords.types[choice] ?? choice))</option>"
+            }
+            html += "</select>"
+        }
+        return html + "</div>\n"
     }
 
     private func fields(_ editable: EditableProperty, names: [String], values: [String], labelSuffix: String, isNew: Bool = false) -> String {

@@ -1,3 +1,4 @@
+import HTTPServerSupport
 import Hummingbird
 import JSONText
 import NIOCore
@@ -91,49 +92,8 @@ struct CouchRequest: Sendable {
     }
 }
 
-/// Percent-decoding of path segments and query strings.
-enum PercentEncoding {
-    /// Decodes `%XX` escapes (and `+` as a space in query strings); `nil` when the result is not UTF-8.
-    static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-                bytes.append(high << 4 | low)
-            } else if plusIsSpace, byte == UInt8(ascii: "+") {
-                bytes.append(UInt8(ascii: " "))
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    /// Encodes a document id or database name for a URL the way CouchDB does: letters, digits
-    /// and `_ . - :` stay, everything else becomes `%XX`.
-    static func encode(_ text: String) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"):
-                output.append(byte)
-            default:
-                output.append(contentsOf: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+extension PercentEncoding {
+    /// The punctuation CouchDB leaves as it is when it writes a document id or database name
+    /// into a URL (`_ . - :`); every other byte but letters and digits becomes `%XX`.
+    static let couchIDPunctuation: Set<UInt8> = Set("_.-:".utf8)
 }

@@ -1,3 +1,4 @@
+import HTTPServerSupport
 import Hummingbird
 import JSONText
 

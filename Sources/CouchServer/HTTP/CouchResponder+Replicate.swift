@@ -1,5 +1,6 @@
 import CouchClient
 import Foundation
+import HTTPServerSupport
 import JSONText
 
 extension CouchResponder {

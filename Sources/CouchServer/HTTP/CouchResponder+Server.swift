@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerSupport
 import Hummingbird
 import JSONText
 

@@ -1,5 +1,6 @@
 import ExtrasBase64
 import Foundation
+import HTTPServerSupport
 import Hummingbird
 import Logging
 import NIOCore
@@ -261,6 +262,6 @@ struct CouchResponder: HTTPResponder {
 
     /// `http://host:port/` followed by encoded path parts.
     func location(_ request: CouchRequest, _ parts: String...) -> String {
-        "http://\(request.authority)/" + parts.map(PercentEncoding.encode).joined(separator: "/")
+        "http://\(request.authority)/" + parts.map { PercentEncoding.encode($0, keeping: PercentEncoding.couchIDPunctuation) }.joined(separator: "/")
     }
 }

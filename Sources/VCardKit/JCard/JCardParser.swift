@@ -56,8 +56,7 @@ public struct JCardParser: Sendable {
     private var elements = 0
     private var sawError = false
     private var isFinished = false
-    private var ready: [VCard] = []
-    private var readyIndex = 0
+    private var ready = HandOffQueue<VCard>()
     private var diagnostics: [Diagnostic] = []
     private var strictFailure: Diagnostic?
 
@@ -99,13 +98,7 @@ public struct JCardParser: Sendable {
 
     /// The next complete card, or `nil` when none is ready yet.
     public mutating func nextCard() -> VCard? {
-        guard readyIndex < ready.count else {
-            if !ready.isEmpty { ready.removeAll(keepingCapacity: true); readyIndex = 0 }
-            return nil
-        }
-        let card = ready[readyIndex]
-        readyIndex += 1
-        return card
+        ready.next()
     }
 
     /// Returns and forgets the diagnostics collected so far.

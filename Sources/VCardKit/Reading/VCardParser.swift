@@ -48,10 +48,8 @@ public struct VCardParser: Sendable {
     /// The blank lines before the card being read.
     private var cardBlankLinesBefore: [UInt8] = []
     private var trailingBlankLines: [UInt8] = []
-    private var ready: [VCard] = []
-    private var readyIndex = 0
-    private var readyFrames: [VCardFrame] = []
-    private var readyFrameIndex = 0
+    private var ready = HandOffQueue<VCard>()
+    private var readyFrames = HandOffQueue<VCardFrame>()
     private let defersParsing: Bool
     private var diagnostics: [Diagnostic] = []
     private var encoding = Encoding.undetermined
@@ -90,13 +88,7 @@ public struct VCardParser: Sendable {
 
     /// The next complete, not yet parsed card of a parser made with ``init(framingOnly:options:)``.
     public mutating func nextFrame() -> VCardFrame? {
-        guard readyFrameIndex < readyFrames.count else {
-            if !readyFrames.isEmpty { readyFrames.removeAll(keepingCapacity: true); readyFrameIndex = 0 }
-            return nil
-        }
-        let frame = readyFrames[readyFrameIndex]
-        readyFrameIndex += 1
-        return frame
+        readyFrames.next()
     }
 
     /// Adds the next chunk of input.
@@ -155,13 +147,7 @@ public struct VCardParser: Sendable {
 
     /// The next complete card, or `nil` when none is ready yet.
     public mutating func nextCard() -> VCard? {
-        guard readyIndex < ready.count else {
-            if !ready.isEmpty { ready.removeAll(keepingCapacity: true); readyIndex = 0 }
-            return nil
-        }
-        let card = ready[readyIndex]
-        readyIndex += 1
-        return card
+        ready.next()
     }
 
     /// Returns and forgets the diagnostics collected so far.
