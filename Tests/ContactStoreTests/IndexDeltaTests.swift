@@ -131,6 +131,44 @@ import Testing
         #expect(check.isConsistent, "\(check.problems)")
     }
 
+    /// A kill -9 while the snapshot is rewritten: after the new snapshot was moved into place and
+    /// before the delta (which names the old one) was removed, or before the new snapshot was
+    /// moved into place (its temporary file left). Either way the next opening knows exactly what
+    /// the journal holds: no contact lost or counted twice, nothing recorded by its scan.
+    @Test func aKillWhileTheSnapshotIsRewrittenLeavesABookThatKnowsWhatTheJournalHolds() async throws {
+        let book = try await settledBook(count: 30)
+        let options = AddressBook.OpenOptions(indexDeltaLimit: 8)
+        try changeSome(book, 1, round: 0)
+        try await AddressBook.withOpen(at: book, options: options) { _ in }
+        let oldSnapshot = try Data(contentsOf: snapshotURL(book))
+        let staleDelta = try Data(contentsOf: deltaURL(book))
+        // Past the limit: the snapshot is rewritten and the delta removed.
+        try changeSome(book, 10, round: 1)
+        try await AddressBook.withOpen(at: book, options: options) { _ in }
+        #expect(try Data(contentsOf: snapshotURL(book)) != oldSnapshot)
+        #expect(!FileManager.default.fileExists(atPath: deltaURL(book).path))
+        let expected = try await rebuiltFromJournal(book)
+        #expect(expected.count == 31, "u1 deleted, then written again; u10 deleted; new0 and new1 added")
+
+        // Killed after the new snapshot was in place, before the delta was removed: the delta names the old snapshot.
+        try staleDelta.write(to: deltaURL(book))
+        #expect(try await known(book) == expected)
+        let scan = try await AddressBook.withOpen(at: book) { book in await book.openingScan }
+        #expect(scan?.events.isEmpty == true, "\(scan?.events ?? [])")
+        #expect(try await known(book) == expected)
+
+        // Killed before the new snapshot was moved into place: the old snapshot and its delta, the journal past both.
+        try oldSnapshot.write(to: snapshotURL(book))
+        try staleDelta.write(to: deltaURL(book))
+        try Data("partial".utf8).write(to: book.appendingPathComponent(".cardsync/.index.bin.cardsync-tmp"))
+        #expect(try await known(book) == expected)
+        let again = try await AddressBook.withOpen(at: book) { book in await book.openingScan }
+        #expect(again?.events.isEmpty == true, "\(again?.events ?? [])")
+        #expect(try await known(book) == expected)
+        let check = try await AddressBook.withOpen(at: book) { book in try await book.check() }
+        #expect(check.isConsistent, "\(check.problems)")
+    }
+
     @Test func theSnapshotIsRewrittenWhenTheDeltaOutgrowsItsLimit() async throws {
         let book = try await settledBook(count: 30)
         let base = try Data(contentsOf: snapshotURL(book))
