@@ -137,8 +137,8 @@ import Glibc
     /// an edit made in the folder: when the other side then deletes the contact, an edit would
     /// win over the deletion and bring the contact back on the server.
     ///
-    /// Found by `syncKilledWhilePullingManyRemoteChangesLeavesTheFolderExactlyTheServers` (one
-    /// run in 25 or so: a deleted contact came back). The apply order is main's, not the index
+    /// Found by `syncKilledWhilePullingManyRemoteChangesLeavesTheFolderExactlyTheServers` (2 of 25
+    /// runs on 2026-11-26: a deleted contact came back). The apply order is main's, not the index
     /// delta's; recorded here as a known issue until a pull's folder writes can be told apart
     /// after a kill (e.g. journal first, then moving the fsynced temporary files into place, with
     /// opening finishing the moves the journal vouches for).
