@@ -131,6 +131,52 @@ import Glibc
         #expect(killedWhilePulling >= 5, "most runs must be cut short while pulling for the test to mean something (seed \(seed))")
     }
 
+    /// What a pull killed after moving a pulled version into the folder and before recording it
+    /// in the journal leaves behind (the pull writes the folder first): the file holds the
+    /// server's version, the journal the one before. The next run must not take that file for
+    /// an edit made in the folder: when the other side then deletes the contact, an edit would
+    /// win over the deletion and bring the contact back on the server.
+    ///
+    /// Found by `syncKilledWhilePullingManyRemoteChangesLeavesTheFolderExactlyTheServers` (2 of 25
+    /// runs on 2026-11-26: a deleted contact came back). The apply order is main's, not the index
+    /// delta's; recorded here as a known issue until a pull's folder writes can be told apart
+    /// after a kill (e.g. journal first, then moving the fsynced temporary files into place, with
+    /// opening finishing the moves the journal vouches for).
+    @Test func aPulledVersionLeftUnrecordedByAKilledSyncIsNotTakenForAnEditInTheFolder() async throws {
+        let root = try TestPaths.makeTemporaryDirectory("kill-pull-unrecorded")
+        let server = try ServeProcess(data: root.appendingPathComponent("server"))
+        defer { server.stop() }
+        let remoteURL = server.url + "/contacts"
+        let a = root.appendingPathComponent("a")
+        let b = root.appendingPathComponent("b")
+        try AddressBook.create(at: a)
+        try AddressBook.create(at: b)
+        try a.write(card("x", "Person X", note: "first"), to: "x.vcf")
+        try a.write(card("y", "Person Y"), to: "y.vcf")
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL]).status == 0)
+        let file = try #require(b.contactFiles.first { try b.read($0).contains("UID:x") })
+        try a.write(card("x", "Person X", note: "second"), to: "x.vcf")
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        // The server's second version in b's file, as the killed pull moved it there; not recorded.
+        let documents = try await withCouchClient(url: URL(string: server.url)!) { client in
+            try await TestRemote(serverURL: URL(string: server.url)!, database: "contacts", client: client).contactDocuments()
+        }
+        let second = try #require(documents.values.compactMap { $0["vcard"]?.stringValue }.first { $0.contains("NOTE:second") })
+        try b.write(second, to: file)
+        // The other side edits the contact again, then deletes it, before b syncs.
+        try a.write(card("x", "Person X", note: "third"), to: "x.vcf")
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        try a.remove("x.vcf")
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL]).status == 0)
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        withKnownIssue("a pulled version moved into the folder but not yet journaled is read back as a folder edit") {
+            #expect(!b.contactFiles.contains(file), "the contact the other side deleted stays deleted in b")
+            #expect(!a.contactFiles.contains("x.vcf"), "and does not come back to a")
+        }
+    }
+
     @Test func serverStoppedMidSyncThenRestartedConverges() async throws {
         let root = try TestPaths.makeTemporaryDirectory("stop-server")
         let data = root.appendingPathComponent("server")

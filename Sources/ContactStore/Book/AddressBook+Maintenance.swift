@@ -299,6 +299,7 @@ extension AddressBook {
         fsync(fd)
         try POSIX.writeAtomically(kept, directory: meta, name: journalName, replacing: true)
         _ = unlink(meta + "/" + snapshotName)
+        _ = unlink(meta + "/" + deltaName)
         report.corruptFile = corrupt
         return report
     }

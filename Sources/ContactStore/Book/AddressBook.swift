@@ -38,6 +38,9 @@ public actor AddressBook {
         public var clock: WallClock
         /// Called as the opening scan reads files (see ``AddressBook/scan(addingMissingUIDs:progress:)``).
         public var scanProgress: (@Sendable (BookProgress) -> Void)?
+        /// The most journal lines (and file entries) an index delta may cover before the base
+        /// snapshot is rewritten; `nil`: ``IndexDelta/limit(liveCount:)``. For tests.
+        var indexDeltaLimit: Int?
 
         /// Creates options.
         public init(scans: Bool = true, addsMissingUIDs: Bool = false, lockTimeout: Duration = .seconds(10),
@@ -62,6 +65,11 @@ public actor AddressBook {
     /// The snapshot whose body is decoded when the whole index is first needed, with the
     /// checkpoint events appended to the journal since it was saved.
     private var deferredIndex: DeferredIndex?
+    /// The snapshot on disk that an index delta can be saved against (its summary and that
+    /// summary's checksum); `nil` when there is none, or it was replaced in this run.
+    private var snapshotBase: SnapshotBase?
+    /// See ``OpenOptions/indexDeltaLimit``.
+    private let indexDeltaLimit: Int?
     /// What the book knows without decoding every contact: enough for a run that finds nothing
     /// changed. Current only while ``isIndexLoaded`` is false.
     var summary: IndexSummary
@@ -93,11 +101,13 @@ public actor AddressBook {
 
     static let journalName = "journal.jsonl"
     static let snapshotName = "index.bin"
+    static let deltaName = "index.delta"
     static let settingsName = "settings.json"
     static let lockName = "lock"
 
     var journalPath: String { metaDirectory + "/" + Self.journalName }
     nonisolated var snapshotPath: String { metaDirectory + "/" + Self.snapshotName }
+    nonisolated var deltaPath: String { metaDirectory + "/" + Self.deltaName }
 
     /// The command that repairs a damaged journal, for messages.
     nonisolated var repairHint: String { "cardsync check \(directory) --repair" }
@@ -185,16 +195,18 @@ public actor AddressBook {
         self.metaDirectory = meta
         self.clock = options.clock
         self.logger = logger
+        self.indexDeltaLimit = options.indexDeltaLimit
         self.lockDescriptor = try Self.lock(meta + "/" + Self.lockName, timeout: options.lockTimeout, directory: directory)
         var notes: [String] = []
         let journalPath = meta + "/" + Self.journalName
         do {
             if let note = try Self.setAsideTornTail(journalPath) { notes.append(note) }
             let opened = try Self.openIndex(journalPath: journalPath, snapshotPath: meta + "/" + Self.snapshotName,
-                                            repairHint: "cardsync check \(directory) --repair")
+                                            deltaPath: meta + "/" + Self.deltaName, repairHint: "cardsync check \(directory) --repair")
             let summary: IndexSummary
             switch opened {
-            case .whole(let index, let rebuilt, let behind):
+            case .whole(let index, let rebuilt, let behind, let base):
+                self.snapshotBase = base
                 if rebuilt && index.lastSequence > 0 { notes.append("the index was rebuilt from the journal (\(index.journalLines) lines)") }
                 self.loadedIndex = index
                 self.indexChanged = rebuilt || behind
@@ -204,6 +216,7 @@ public actor AddressBook {
                 position.lastSequence = index.lastSequence
                 summary = position
             case .deferred(let deferred, let current):
+                self.snapshotBase = SnapshotBase(summary: deferred.saved, checksum: deferred.summaryChecksum)
                 self.deferredIndex = deferred
                 self.indexChanged = false
                 summary = current
@@ -233,10 +246,29 @@ public actor AddressBook {
             POSIX.closeFile(lockDescriptor)
         }
         try await journal.close()
-        if indexChanged { try saveSnapshot() }
+        if indexChanged { try saveIndex() }
     }
 
-    /// Writes the index snapshot atomically.
+    /// Saves the index: as a delta against the snapshot on disk while the journal lines and
+    /// file entries since that snapshot stay within the limit (a run that changed a few
+    /// contacts writes a few kilobytes), otherwise as a whole new snapshot.
+    func saveIndex() throws(ContactStoreError) {
+        if let base = snapshotBase {
+            let limit = indexDeltaLimit ?? IndexDelta.limit(liveCount: index.liveCount)
+            if index.journalLines - base.summary.journalLines <= limit {
+                let delta = IndexDelta(from: base.summary, baseChecksum: base.checksum, to: IndexSummary(of: index))
+                if delta.fileCount <= limit {
+                    try POSIX.writeAtomically(IndexSnapshot.encodeDelta(delta), directory: metaDirectory, name: Self.deltaName,
+                                              replacing: true)
+                    indexChanged = false
+                    return
+                }
+            }
+        }
+        try saveSnapshot()
+    }
+
+    /// Writes the whole index snapshot atomically and removes the delta (which named the old one).
     func saveSnapshot() throws(ContactStoreError) {
         let temporary = metaDirectory + "/" + POSIX.temporaryName(for: Self.snapshotName)
         _ = unlink(temporary)
@@ -254,6 +286,9 @@ public actor AddressBook {
             throw failure
         }
         try POSIX.commit(temporary: temporary, to: snapshotPath, replacing: true)
+        // A delta left behind names the old snapshot's checksum and is ignored; removed all the same.
+        _ = unlink(deltaPath)
+        snapshotBase = nil
         indexChanged = false
     }
 
@@ -317,39 +352,61 @@ public actor AddressBook {
     /// events after it), or deferred (a current snapshot, perhaps with checkpoint events after it).
     enum OpenedIndex {
         /// `behind`: the snapshot was current but many checkpoint lines follow it; saved again.
-        case whole(BookIndex, rebuilt: Bool, behind: Bool = false)
+        /// `base`: the snapshot it was decoded from, when it was.
+        case whole(BookIndex, rebuilt: Bool, behind: Bool = false, base: SnapshotBase? = nil)
         case deferred(DeferredIndex, summary: IndexSummary)
+    }
+
+    /// A snapshot on disk: its summary and the summary's checksum.
+    struct SnapshotBase: Sendable {
+        var summary: IndexSummary
+        var checksum: UInt64
     }
 
     /// The most checkpoint lines after a snapshot that opening replays onto its summary; with
     /// more, the whole index is loaded and saved again.
     static let deferredTailLimit = 4096
 
-    /// Opens the index: when the snapshot is current and only checkpoint events follow it, its
-    /// summary alone (the body is decoded on first use); otherwise as ``loadIndex``.
-    static func openIndex(journalPath: String, snapshotPath: String, repairHint: String) throws(ContactStoreError) -> OpenedIndex {
+    /// Opens the index: when the snapshot (with its delta, when it has a valid one) is current
+    /// and only checkpoint events follow it, its summary alone (the body is decoded on first
+    /// use); otherwise as ``loadIndex``.
+    static func openIndex(journalPath: String, snapshotPath: String, deltaPath: String,
+                          repairHint: String) throws(ContactStoreError) -> OpenedIndex {
         // The summary only: the body is read when the whole index is needed.
         if let start = POSIX.readBytes(snapshotPath, offset: 0, count: 16), let length = IndexSnapshot.summaryLength(start),
            let head = POSIX.readBytes(snapshotPath, offset: 0, count: length), let (saved, _) = IndexSnapshot.decodeSummary(head),
            let (summaryChecksum, _) = IndexSnapshot.summaryChecksum(head),
            snapshotMatches(journalSize: saved.journalSize, lastSequence: saved.lastSequence, journalPath: journalPath) {
+            // The delta, when it is whole, names this snapshot and its journal position holds:
+            // the summary as it stands there. Otherwise the lines after the snapshot are replayed.
+            var covered = saved
+            var hasDelta = false
+            if let bytes = try? POSIX.readFile(deltaPath).bytes, let delta = IndexSnapshot.decodeDelta(bytes),
+               delta.baseChecksum == summaryChecksum, delta.summary.journalSize >= saved.journalSize,
+               delta.summary.journalLines >= saved.journalLines,
+               snapshotMatches(journalSize: delta.summary.journalSize, lastSequence: delta.summary.lastSequence, journalPath: journalPath) {
+                covered = delta.applied(to: saved)
+                hasDelta = true
+            }
             var tail: [(event: JournalEvent, offset: Int64)] = []
             var onlyCheckpoints = true
-            var lines = saved.journalLines
-            try JournalFile.read(journalPath, from: saved.journalSize, firstLineNumber: saved.journalLines + 1,
-                                 previousSequence: saved.lastSequence, repairHint: repairHint) { line throws(ContactStoreError) in
+            var lines = covered.journalLines
+            try JournalFile.read(journalPath, from: covered.journalSize, firstLineNumber: covered.journalLines + 1,
+                                 previousSequence: covered.lastSequence, repairHint: repairHint) { line throws(ContactStoreError) in
                 if line.event.operation != .checkpoint { onlyCheckpoints = false }
                 tail.append((line.event, line.offset))
                 lines = line.number
             }
-            let deferred = DeferredIndex(path: snapshotPath, saved: saved, summaryChecksum: summaryChecksum, tail: tail)
-            var summary = saved
+            let deferred = DeferredIndex(path: snapshotPath, journalPath: journalPath, saved: saved, summaryChecksum: summaryChecksum,
+                                         covered: covered, hasDelta: hasDelta, tail: tail)
+            var summary = covered
             for (event, _) in tail { summary.applyCheckpoint(event) }
             summary.journalLines = lines
-            if !tail.isEmpty { summary.journalSize = POSIX.stamp(journalPath)?.size ?? saved.journalSize }
+            if !tail.isEmpty { summary.journalSize = POSIX.stamp(journalPath)?.size ?? covered.journalSize }
             if onlyCheckpoints && tail.count <= deferredTailLimit { return .deferred(deferred, summary: summary) }
             if let index = deferred.decode(current: summary) {
-                return onlyCheckpoints ? .whole(index, rebuilt: false, behind: true) : .whole(index, rebuilt: true)
+                let base = SnapshotBase(summary: saved, checksum: summaryChecksum)
+                return onlyCheckpoints ? .whole(index, rebuilt: false, behind: true, base: base) : .whole(index, rebuilt: true, base: base)
             }
         }
         let (index, rebuilt) = try loadIndex(journalPath: journalPath, snapshotPath: "", repairHint: repairHint)
@@ -368,6 +425,7 @@ public actor AddressBook {
                 index.lastScan = summary.lastScan
                 loadedIndex = index
                 indexChanged = true
+                snapshotBase = nil
             } catch {
                 fatalError("\(snapshotPath) could not be decoded and the journal cannot be read (\(error.message)); run `\(repairHint)`")
             }

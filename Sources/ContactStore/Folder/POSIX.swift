@@ -14,11 +14,17 @@ struct FileStamp: Sendable, Hashable {
     var changed: Int64
     var inode: UInt64
 
-    /// A stamp taken less than two seconds after the file was modified cannot tell a later edit
-    /// within the same clock tick; such a stamp is not trusted by the next scan (git's "racily
-    /// clean" rule).
+    /// A stamp taken too soon after the file was modified cannot tell a later edit within the
+    /// same clock tick; such a stamp is not trusted by the next scan (git's "racily clean" rule).
+    /// `now` is a time before the file was read.
+    ///
+    /// Too soon: within 100 ms when the file system keeps times finer than a second (ext4, XFS,
+    /// btrfs, tmpfs keep nanoseconds, stamped from the kernel's clock tick of at most 10 ms, so
+    /// an edit after the read has a later time), within two seconds when both times are whole
+    /// seconds (a file system that keeps seconds or coarser, like FAT's two).
     func isRacy(now: Int64) -> Bool {
-        now - max(modified, changed) < 2_000_000_000
+        let keepsFineTimes = modified % 1_000_000_000 != 0 || changed % 1_000_000_000 != 0
+        return now - max(modified, changed) < (keepsFineTimes ? 100_000_000 : 2_000_000_000)
     }
 }
 

@@ -1,29 +1,46 @@
-/// A snapshot whose body is not read yet: the book runs on its ``IndexSummary`` until a call
-/// needs the whole index, which is then read, checked, decoded and brought up to date with the
-/// checkpoint events appended to the journal since the snapshot was saved.
+/// A snapshot whose body is not read yet: the book runs on its ``IndexSummary`` (with the
+/// ``IndexDelta`` applied, when there is one) until a call needs the whole index, which is then
+/// read, checked, decoded and brought up to date: the journal lines between the snapshot and the
+/// delta are replayed onto it, the delta's file stamps are taken, then the events after the
+/// delta (checkpoints, and those recorded since opening) are applied.
 struct DeferredIndex: Sendable {
     /// The snapshot file.
     var path: String
+    /// The journal file.
+    var journalPath: String
     /// The summary as the snapshot saved it.
     var saved: IndexSummary
     /// The summary's checksum: identifies the snapshot when its body is read.
     var summaryChecksum: UInt64
-    /// The journal events after the snapshot (checkpoints only) and their offsets.
+    /// The summary at the delta's journal position (`saved` itself when there is no delta).
+    var covered: IndexSummary
+    /// Whether ``covered`` comes from a delta (whose stamps and scan time replace the snapshot's).
+    var hasDelta: Bool
+    /// The journal events after ``covered`` (checkpoints only) and their offsets.
     var tail: [(event: JournalEvent, offset: Int64)]
 
-    /// The whole index, or `nil` when the snapshot no longer holds `saved` or its body does not
-    /// decode (damaged since it was opened).
+    /// The whole index, or `nil` when the snapshot no longer holds `saved`, its body does not
+    /// decode (damaged since it was opened), or the journal replayed onto it does not give the
+    /// contacts the delta counted.
     func decode(current: IndexSummary) -> BookIndex? {
         guard let bytes = try? POSIX.readFile(path).bytes, let (checksum, bodyStart) = IndexSnapshot.summaryChecksum(bytes),
-              checksum == summaryChecksum
+              checksum == summaryChecksum, var index = IndexSnapshot.decodeBody(bytes, from: bodyStart, summary: saved)
         else { return nil }
-        return Self.decode(bytes, bodyStart: bodyStart, saved: saved, tail: tail, current: current)
-    }
-
-    /// The index in the snapshot `bytes` whose summary is `saved`, with `tail` applied.
-    static func decode(_ bytes: [UInt8], bodyStart: Int, saved: IndexSummary, tail: [(event: JournalEvent, offset: Int64)],
-                       current: IndexSummary) -> BookIndex? {
-        guard var index = IndexSnapshot.decodeBody(bytes, from: bodyStart, summary: saved) else { return nil }
+        if hasDelta {
+            let end = covered.journalSize
+            do {
+                try JournalFile.read(journalPath, from: saved.journalSize, firstLineNumber: saved.journalLines + 1,
+                                     previousSequence: saved.lastSequence, repairHint: "") { line throws(ContactStoreError) in
+                    if line.offset < end { index.apply(line.event, offset: line.offset) }
+                }
+            } catch {
+                return nil
+            }
+            guard index.liveCount == covered.liveCount, index.lastSequence == covered.lastSequence else { return nil }
+            index.stamps.removeAll(keepingCapacity: true)
+            for (file, tracked) in covered.files { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
+            index.lastScan = covered.lastScan
+        }
         for (event, offset) in tail { index.apply(event, offset: offset) }
         index.journalSize = current.journalSize
         index.journalLines = current.journalLines

@@ -5,14 +5,16 @@ import VCardKit
 ///
 /// Two sections, each with its own checksum: the ``IndexSummary`` (journal position, counts,
 /// checkpoints, what each remote lacks, every tracked file's stamp), which is all a run that
-/// finds nothing changed needs, then the body (every record, card offset and sync state),
-/// decoded only when a run needs it. The snapshot names the journal size, line count and last
+/// finds nothing changed needs, then the body, decoded only when a run needs it: the card
+/// offsets and sync states (with their length and checksum), then every record (with its
+/// checksum), so the two parts decode on two cores. A run that changes a few contacts leaves
+/// the snapshot as it is and saves an ``IndexDelta`` beside it. The snapshot names the journal size, line count and last
 /// sequence number it reflects. It is used only when the journal line that ends at that size
 /// has that sequence number; otherwise (missing, damaged, stale, or the journal was compacted)
 /// the index is rebuilt from the journal. The format is private to cardsync and may change
 /// between versions: it is derived data.
 enum IndexSnapshot {
-    private static let magic = Array("CSIDX005".utf8)
+    private static let magic = Array("CSIDX006".utf8)
 
     /// The snapshot's bytes.
     static func encode(_ index: BookIndex) -> [UInt8] {
@@ -34,6 +36,31 @@ enum IndexSnapshot {
         out.bytes.append(contentsOf: header.bytes)
         out.int(Int64(bitPattern: SnapshotChecksum.of(header.bytes)))
         out.flush(emit)
+        // The card offsets and sync states first, with their length and checksum, so that
+        // decoding can take them on one core and the records on another.
+        var second = ByteWriter()
+        second.int(Int64(index.cardOffsets.count))
+        for (hash, offset) in index.cardOffsets {
+            second.hash(hash)
+            second.int(offset)
+        }
+        second.int(Int64(index.syncStates.count))
+        for (remote, states) in index.syncStates {
+            second.string(remote)
+            second.int(Int64(states.count))
+            for (uid, state) in states {
+                second.string(uid)
+                second.string(state.revision)
+                second.bytes.append(state.hash == nil ? 0 : 1)
+                if let hash = state.hash { second.hash(hash) }
+            }
+        }
+        out.int(Int64(second.bytes.count))
+        out.bytes.append(contentsOf: second.bytes)
+        out.int(Int64(bitPattern: SnapshotChecksum.of(second.bytes)))
+        second = ByteWriter()
+        emit(out.bytes)
+        out.bytes.removeAll(keepingCapacity: true)
         out.checksum = SnapshotChecksum()
         out.int(Int64(index.records.count))
         for record in index.records.values {
@@ -53,24 +80,6 @@ enum IndexSnapshot {
             out.int(Int64(record.sequence))
             out.int(record.modified)
             if let edited = record.edited { out.int(edited) }
-        }
-        out.int(Int64(index.cardOffsets.count))
-        for (hash, offset) in index.cardOffsets {
-            out.flushIfFull(emit)
-            out.hash(hash)
-            out.int(offset)
-        }
-        out.int(Int64(index.syncStates.count))
-        for (remote, states) in index.syncStates {
-            out.string(remote)
-            out.int(Int64(states.count))
-            for (uid, state) in states {
-                out.flushIfFull(emit)
-                out.string(uid)
-                out.string(state.revision)
-                out.bytes.append(state.hash == nil ? 0 : 1)
-                if let hash = state.hash { out.hash(hash) }
-            }
         }
         out.flush(emit)
         out.int(Int64(bitPattern: out.checksum.value))
@@ -142,6 +151,13 @@ enum IndexSnapshot {
         let headerEnd = bodyStart - 8
         var trailer = ByteReader(bytes: bytes, position: headerEnd)
         guard let headerSum = trailer.int(), UInt64(bitPattern: headerSum) == SnapshotChecksum.of(bytes[headerStart..<headerEnd]) else { return nil }
+        guard let summary = decodeSummaryFields(&input) else { return nil }
+        guard input.position == headerEnd else { return nil }
+        return (summary, bodyStart)
+    }
+
+    /// Reads the summary's fields (as ``encodeSummary(_:into:)`` wrote them) from `input`.
+    private static func decodeSummaryFields(_ input: inout ByteReader) -> IndexSummary? {
         var summary = IndexSummary()
         guard let size = input.int(), let lines = input.int(), let sequence = input.int(), let lastScan = input.int(),
               let live = input.int(), let checkpointCount = input.int(), checkpointCount >= 0 else { return nil }
@@ -181,8 +197,48 @@ enum IndexSnapshot {
             summary.files[file] = tracked
             if tracked.isLive { summary.liveFileCount += 1 }
         }
-        guard input.position == headerEnd else { return nil }
-        return (summary, bodyStart)
+        return summary
+    }
+
+    private static let deltaMagic = Array("CSDLT001".utf8)
+
+    /// The bytes of `delta` (``IndexDelta``): a magic, the base's summary checksum, the
+    /// length of the rest, the summary fields (with the changed files only), the removed files,
+    /// and a checksum of all but the magic.
+    static func encodeDelta(_ delta: IndexDelta) -> [UInt8] {
+        var payload = ByteWriter()
+        encodeSummary(delta.summary, into: &payload)
+        payload.int(Int64(delta.removedFiles.count))
+        for file in delta.removedFiles { payload.string(file) }
+        var out = ByteWriter()
+        out.bytes.append(contentsOf: deltaMagic)
+        out.int(Int64(bitPattern: delta.baseChecksum))
+        out.int(Int64(payload.bytes.count))
+        out.bytes.append(contentsOf: payload.bytes)
+        out.int(Int64(bitPattern: SnapshotChecksum.of(out.bytes[deltaMagic.count...])))
+        return out.bytes
+    }
+
+    /// The delta saved in `bytes`, or `nil` when they are not a whole, undamaged delta (a torn
+    /// write, a flipped byte, another file).
+    static func decodeDelta(_ bytes: [UInt8]) -> IndexDelta? {
+        let payloadStart = deltaMagic.count + 16
+        guard bytes.count >= payloadStart + 8, bytes.starts(with: deltaMagic) else { return nil }
+        var input = ByteReader(bytes: bytes, position: deltaMagic.count)
+        guard let base = input.int(), let length = input.int(), length >= 0, Int64(payloadStart) + length + 8 == Int64(bytes.count)
+        else { return nil }
+        let payloadEnd = payloadStart + Int(length)
+        var trailer = ByteReader(bytes: bytes, position: payloadEnd)
+        guard let stored = trailer.int(), UInt64(bitPattern: stored) == SnapshotChecksum.of(bytes[deltaMagic.count..<payloadEnd]),
+              let summary = decodeSummaryFields(&input), let removedCount = input.int(), removedCount >= 0
+        else { return nil }
+        var removed: [String] = []
+        for _ in 0..<removedCount {
+            guard let file = input.string() else { return nil }
+            removed.append(file)
+        }
+        guard input.position == payloadEnd else { return nil }
+        return IndexDelta(baseChecksum: UInt64(bitPattern: base), summary: summary, removedFiles: removed)
     }
 
     /// The index saved in `bytes`, or `nil` when they are not a valid snapshot.
@@ -192,14 +248,35 @@ enum IndexSnapshot {
     }
 
     /// The whole index: `summary` and the body of `bytes` (the whole snapshot) from
-    /// `bodyStart`, or `nil` when the body's checksum does not match or it does not decode.
+    /// `bodyStart`, or `nil` when a section's checksum does not match or it does not decode. The
+    /// records are decoded on one core while the card offsets and sync states are on another.
     static func decodeBody(_ bytes: [UInt8], from bodyStart: Int, summary: IndexSummary) -> BookIndex? {
-        guard bytes.count >= bodyStart + 8 else { return nil }
-        var bodyTrailer = ByteReader(bytes: bytes, position: bytes.count - 8)
-        guard let bodySum = bodyTrailer.int(),
-              UInt64(bitPattern: bodySum) == SnapshotChecksum.of(bytes[bodyStart..<(bytes.count - 8)]) else { return nil }
-        var input = ByteReader(bytes: bytes, position: bodyStart)
+        var lengthReader = ByteReader(bytes: bytes, position: bodyStart)
+        guard let secondLength = lengthReader.int(), secondLength >= 0, secondLength <= Int64(bytes.count),
+              Int64(bodyStart) + 8 + secondLength + 8 + 8 + 8 <= Int64(bytes.count) else { return nil }
+        let secondStart = bodyStart + 8
+        let secondEnd = secondStart + Int(secondLength)
+        let recordsEnd = bytes.count - 8
+        let parts = Parallel.map([BodySection.second, .records], minimumPerWorker: 1) { section -> DecodedSection? in
+            switch section {
+            case .second: decodeOffsetsAndStates(bytes, from: secondStart, to: secondEnd)
+            case .records: decodeRecords(bytes, from: secondEnd + 8, to: recordsEnd, summary: summary)
+            }
+        }
         var index = BookIndex()
+        for part in parts {
+            switch part {
+            case .some(.second(let offsets, let states)):
+                index.cardOffsets = offsets
+                index.syncStates = states
+            case .some(.records(let records, let byFile, let byHash)):
+                index.records = records
+                index.uidsByFile = byFile
+                index.uidsByHash = byHash
+            case .none:
+                return nil
+            }
+        }
         index.lastScan = summary.lastScan
         index.journalSize = summary.journalSize
         index.journalLines = summary.journalLines
@@ -208,10 +285,60 @@ enum IndexSnapshot {
         index.checkpointTimes = summary.checkpointTimes
         index.stamps.reserveCapacity(summary.files.count)
         for (file, tracked) in summary.files { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
+        guard index.liveCount == summary.liveCount else { return nil }
+        return index
+    }
+
+    private enum BodySection: Sendable { case second, records }
+
+    private enum DecodedSection: Sendable {
+        case second(offsets: [ContentHash: Int64], states: [String: [String: RemoteSyncState]])
+        case records([String: ContactRecord], byFile: [String: [String]], byHash: [ContentHash: [String]])
+    }
+
+    /// The card offsets and sync states in `bytes[start..<end]`, followed by their checksum.
+    private static func decodeOffsetsAndStates(_ bytes: [UInt8], from start: Int, to end: Int) -> DecodedSection? {
+        var trailer = ByteReader(bytes: bytes, position: end)
+        guard let sum = trailer.int(), UInt64(bitPattern: sum) == SnapshotChecksum.of(bytes[start..<end]) else { return nil }
+        var input = ByteReader(bytes: bytes, position: start)
+        guard let offsetCount = input.int(), offsetCount >= 0 else { return nil }
+        var offsets: [ContentHash: Int64] = [:]
+        offsets.reserveCapacity(Int(min(offsetCount, 1 << 24)))
+        for _ in 0..<offsetCount {
+            guard let hash = input.hash(), let offset = input.int() else { return nil }
+            offsets[hash] = offset
+        }
+        guard let remoteCount = input.int(), remoteCount >= 0 else { return nil }
+        var syncStates: [String: [String: RemoteSyncState]] = [:]
+        for _ in 0..<remoteCount {
+            guard let remote = input.string(), let count = input.int(), count >= 0 else { return nil }
+            var states: [String: RemoteSyncState] = [:]
+            states.reserveCapacity(Int(min(count, 1 << 24)))
+            for _ in 0..<count {
+                guard let uid = input.string(), let revision = input.string(), let flag = input.byte() else { return nil }
+                var state = RemoteSyncState(revision: revision, hash: nil)
+                if flag == 1 { guard let hash = input.hash() else { return nil }; state.hash = hash }
+                states[uid] = state
+            }
+            syncStates[remote] = states
+        }
+        guard input.position == end else { return nil }
+        return .second(offsets: offsets, states: syncStates)
+    }
+
+    /// The records in `bytes[start..<end]`, followed by their checksum, and the live ones by
+    /// file and by content.
+    private static func decodeRecords(_ bytes: [UInt8], from start: Int, to end: Int, summary: IndexSummary) -> DecodedSection? {
+        var trailer = ByteReader(bytes: bytes, position: end)
+        guard start <= end, let sum = trailer.int(), UInt64(bitPattern: sum) == SnapshotChecksum.of(bytes[start..<end]) else { return nil }
+        var input = ByteReader(bytes: bytes, position: start)
         guard let count = input.int(), count >= 0 else { return nil }
-        index.records.reserveCapacity(Int(min(count, 1 << 24)))
-        index.uidsByFile.reserveCapacity(summary.liveFileCount)
-        index.uidsByHash.reserveCapacity(summary.liveCount)
+        var records: [String: ContactRecord] = [:]
+        var byFile: [String: [String]] = [:]
+        var byHash: [ContentHash: [String]] = [:]
+        records.reserveCapacity(Int(min(count, 1 << 24)))
+        byFile.reserveCapacity(summary.liveFileCount)
+        byHash.reserveCapacity(summary.liveCount)
         for _ in 0..<count {
             guard let uid = input.string(), let file = input.string(), let flags = input.byte() else { return nil }
             var record = ContactRecord(uid: uid, isGeneratedUID: flags & 1 != 0, file: file, hash: nil, lastHash: nil, name: nil,
@@ -224,33 +351,14 @@ enum IndexSnapshot {
             record.sequence = Int(last)
             record.modified = modified
             if flags & 16 != 0 { guard let edited = input.int() else { return nil }; record.edited = edited }
-            index.records[uid] = record
+            records[uid] = record
             if let hash = record.hash {
-                index.uidsByFile[file, default: []].append(uid)
-                index.uidsByHash[hash, default: []].append(uid)
+                byFile[file, default: []].append(uid)
+                byHash[hash, default: []].append(uid)
             }
         }
-        guard let offsetCount = input.int(), offsetCount >= 0 else { return nil }
-        index.cardOffsets.reserveCapacity(Int(min(offsetCount, 1 << 24)))
-        for _ in 0..<offsetCount {
-            guard let hash = input.hash(), let offset = input.int() else { return nil }
-            index.cardOffsets[hash] = offset
-        }
-        guard let remoteCount = input.int(), remoteCount >= 0 else { return nil }
-        for _ in 0..<remoteCount {
-            guard let remote = input.string(), let count = input.int(), count >= 0 else { return nil }
-            var states: [String: RemoteSyncState] = [:]
-            states.reserveCapacity(Int(min(count, 1 << 24)))
-            for _ in 0..<count {
-                guard let uid = input.string(), let revision = input.string(), let flag = input.byte() else { return nil }
-                var state = RemoteSyncState(revision: revision, hash: nil)
-                if flag == 1 { guard let hash = input.hash() else { return nil }; state.hash = hash }
-                states[uid] = state
-            }
-            index.syncStates[remote] = states
-        }
-        guard input.position == bytes.count - 8, index.liveCount == summary.liveCount else { return nil }
-        return index
+        guard input.position == end else { return nil }
+        return .records(records, byFile: byFile, byHash: byHash)
     }
 }
 

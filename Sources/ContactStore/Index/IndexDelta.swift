@@ -1,0 +1,69 @@
+/// What a run changed in the index since its snapshot (`index.bin`, the base) was saved,
+/// saved beside it as `.cardsync/index.delta` so that a run that changes a few contacts does not
+/// rewrite (or, when it finds nothing else to do, decode) the whole base.
+///
+/// The journal is the source of truth for contacts, card offsets and sync state: the lines
+/// between the base's journal position and the delta's are replayed onto the base when the
+/// whole index is needed. The delta keeps what the journal does not hold or what a run that
+/// finds nothing changed needs without replaying: the summary as it stands at the delta's
+/// journal position (counts, checkpoints, what each remote lacks), the stamps of the files that
+/// differ from the base's (written, read or removed since), and when the folder was last scanned.
+///
+/// A delta names its base by the base summary's checksum and is used only with that base and
+/// only when the journal line that ends at its position has its sequence number; otherwise
+/// (missing, torn, damaged, of another base) it is ignored and the journal lines after the base
+/// are replayed instead, which also gives the index back (only the stamps of files changed since
+/// the base are then not trusted, so those files are read once more).
+struct IndexDelta: Sendable, Equatable {
+    /// The checksum of the base snapshot's summary.
+    var baseChecksum: UInt64
+    /// The summary at the delta's journal position, whose ``IndexSummary/files`` holds only the
+    /// files whose entry differs from the base's.
+    var summary: IndexSummary
+    /// The files the base tracks that are no longer tracked.
+    var removedFiles: [String]
+
+    init(baseChecksum: UInt64, summary: IndexSummary, removedFiles: [String]) {
+        self.baseChecksum = baseChecksum
+        self.summary = summary
+        self.removedFiles = removedFiles
+    }
+
+    /// The delta that turns `base` (whose checksum is `baseChecksum`) into `current`.
+    init(from base: IndexSummary, baseChecksum: UInt64, to current: IndexSummary) {
+        self.baseChecksum = baseChecksum
+        var summary = current
+        summary.files = current.files.filter { base.files[$0.key] != $0.value }
+        summary.liveFileCount = 0
+        self.summary = summary
+        removedFiles = base.files.keys.filter { current.files[$0] == nil }.sorted()
+    }
+
+    /// The number of file entries the delta holds (changed and removed).
+    var fileCount: Int { summary.files.count + removedFiles.count }
+
+    /// The whole summary: `base` with this delta applied.
+    func applied(to base: IndexSummary) -> IndexSummary {
+        var result = summary
+        var files = base.files
+        var liveFileCount = base.liveFileCount
+        for file in removedFiles {
+            if let old = files.removeValue(forKey: file), old.isLive { liveFileCount -= 1 }
+        }
+        for (file, tracked) in summary.files {
+            if let old = files.updateValue(tracked, forKey: file), old.isLive { liveFileCount -= 1 }
+            if tracked.isLive { liveFileCount += 1 }
+        }
+        result.files = files
+        result.liveFileCount = liveFileCount
+        return result
+    }
+
+    /// The most journal lines after the base, and the most file entries in the delta, before the
+    /// base is rewritten instead: a fifth of the book's contacts (a change is usually two lines:
+    /// the content, then the sync state), at least 2,048. Replaying that many lines when the
+    /// whole index is needed costs far less than decoding the base.
+    static func limit(liveCount: Int) -> Int {
+        max(2048, liveCount / 5)
+    }
+}
