@@ -138,11 +138,12 @@ import Glibc
     /// win over the deletion and bring the contact back on the server.
     ///
     /// Found by `syncKilledWhilePullingManyRemoteChangesLeavesTheFolderExactlyTheServers` (2 of 25
-    /// runs on 2026-11-26: a deleted contact came back). The apply order is main's, not the index
-    /// delta's; recorded here as a known issue until a pull's folder writes can be told apart
-    /// after a kill (e.g. journal first, then moving the fsynced temporary files into place, with
-    /// opening finishing the moves the journal vouches for).
-    @Test func aPulledVersionLeftUnrecordedByAKilledSyncIsNotTakenForAnEditInTheFolder() async throws {
+    /// runs on 2026-11-26: a deleted contact came back). A pull killed after moving the server's
+    /// version into the folder but before journaling it left a file the next scan took for an
+    /// edit made in the folder, and that "edit" then won over the other side's deletion. The
+    /// kill is placed exactly there (`CARDSYNC_CRASH_AT`); the next opening records the version
+    /// as pulled, so the deletion reaches this book and nothing comes back.
+    @Test func aPullKilledBetweenTheFolderAndTheJournalIsRecordedAsPulledNotAsAnEdit() async throws {
         let root = try TestPaths.makeTemporaryDirectory("kill-pull-unrecorded")
         let server = try ServeProcess(data: root.appendingPathComponent("server"))
         defer { server.stop() }
@@ -158,23 +159,55 @@ import Glibc
         let file = try #require(b.contactFiles.first { try b.read($0).contains("UID:x") })
         try a.write(card("x", "Person X", note: "second"), to: "x.vcf")
         #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        // The server's second version in b's file, as the killed pull moved it there; not recorded.
-        let documents = try await withCouchClient(url: URL(string: server.url)!) { client in
-            try await TestRemote(serverURL: URL(string: server.url)!, database: "contacts", client: client).contactDocuments()
-        }
-        let second = try #require(documents.values.compactMap { $0["vcard"]?.stringValue }.first { $0.contains("NOTE:second") })
-        try b.write(second, to: file)
+        let killed = try CLIRunner.run(["sync", b.path, "--remote", remoteURL], environment: ["CARDSYNC_CRASH_AT": "pull-applied-to-folder"])
+        #expect(killed.status != 0, "the pull was killed where asked")
+        #expect(try b.read(file).contains("NOTE:second"), "the server's second version is in b's file")
+        #expect(!(try String(contentsOf: b.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8)).contains("second"),
+                "and not in b's journal")
         // The other side edits the contact again, then deletes it, before b syncs.
         try a.write(card("x", "Person X", note: "third"), to: "x.vcf")
         #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
         try a.remove("x.vcf")
         #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL]).status == 0)
+        let resumed = try CLIRunner.run(["sync", b.path, "--remote", remoteURL])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.standardError.contains("recorded 1 change a sync had made in the folder before it was interrupted"), "\(resumed.standardError)")
         #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        withKnownIssue("a pulled version moved into the folder but not yet journaled is read back as a folder edit") {
-            #expect(!b.contactFiles.contains(file), "the contact the other side deleted stays deleted in b")
-            #expect(!a.contactFiles.contains("x.vcf"), "and does not come back to a")
-        }
+        #expect(!b.contactFiles.contains(file), "the contact the other side deleted is deleted in b")
+        #expect(!a.contactFiles.contains("x.vcf"), "and does not come back to a")
+        #expect(!FileManager.default.fileExists(atPath: b.appendingPathComponent(".cardsync/pull-apply.jsonl").path))
+    }
+
+    /// The same kill, then the user edits the file before the next run: the edit is the user's,
+    /// kept and pushed; the server's version stays on the server's side (the checkpoint did not
+    /// move past it), and nothing is lost on either side.
+    @Test func anEditMadeAfterAKilledPullIsKeptAsTheUsersEdit() async throws {
+        let root = try TestPaths.makeTemporaryDirectory("kill-pull-then-edit")
+        let server = try ServeProcess(data: root.appendingPathComponent("server"))
+        defer { server.stop() }
+        let remoteURL = server.url + "/contacts"
+        let a = root.appendingPathComponent("a")
+        let b = root.appendingPathComponent("b")
+        try AddressBook.create(at: a)
+        try AddressBook.create(at: b)
+        try a.write(card("x", "Person X", note: "first"), to: "x.vcf")
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL]).status == 0)
+        let file = try #require(b.contactFiles.first { try b.read($0).contains("UID:x") })
+        try a.write(card("x", "Person X", note: "second"), to: "x.vcf")
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL], environment: ["CARDSYNC_CRASH_AT": "pull-applied-to-folder"]).status != 0)
+        try b.write(card("x", "Person X", note: "mine, typed after the crash"), to: file)
+        let resumed = try CLIRunner.run(["sync", b.path, "--remote", remoteURL])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(!resumed.standardError.contains("recorded 1 change"))
+        #expect(try b.read(file).contains("NOTE:mine, typed after the crash"), "the user's edit is kept in the folder")
+        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
+        #expect(try a.read("x.vcf").contains("NOTE:mine, typed after the crash"), "and reaches the other side")
+        let journal = try String(contentsOf: b.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8)
+        #expect(journal.contains("NOTE:mine, typed after the crash"), "b's journal keeps the user's version")
+        #expect(try String(contentsOf: a.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8).contains("NOTE:second"),
+                "and the server's second version is kept where it was made")
     }
 
     @Test func serverStoppedMidSyncThenRestartedConverges() async throws {

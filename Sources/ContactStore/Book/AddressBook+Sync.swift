@@ -298,7 +298,33 @@ extension AddressBook {
             }
         }
 
-        // Folder first: temporary files, one file-system sync, then into place.
+        // The journal lines this apply will write, set down before any file moves: a run killed
+        // after the moves but before the journal has them leaves them to the next opening
+        // (``finishInterruptedApply()``), which records the moves they vouch for.
+        let pendingApply = metaDirectory + "/" + Self.pendingApplyName
+        let touchesFolder = !writes.isEmpty || !rewrites.isEmpty || !removals.isEmpty
+        func writePendingApply() throws(ContactStoreError) {
+            // Journal lines in form (the journal gives them their real numbers and time).
+            let lines = (contentEvents + syncEvents).enumerated().flatMap { position, event in
+                var line = event
+                line.sequence = position + 1
+                line.timestamp = clock.now()
+                line.schemaVersion = JournalEvent.currentSchemaVersion
+                return JournalLine.encode(line)
+            }
+            _ = unlink(pendingApply)
+            try POSIX.createFile(pendingApply, lines, mode: 0o600)
+        }
+        if touchesFolder {
+            try writePendingApply()
+            if writes.isEmpty && rewrites.isEmpty {
+                try POSIX.sync(pendingApply)
+                try POSIX.sync(metaDirectory)
+            }
+        }
+
+        // Folder first: temporary files, one file-system sync (the pending lines with them),
+        // then into place.
         if !writes.isEmpty || !rewrites.isEmpty {
             for write in writes {
                 let temporary = directory + "/" + POSIX.temporaryName(for: write.file)
@@ -328,6 +354,9 @@ extension AddressBook {
                         syncEvents[i].file = fresh
                     }
                     writes[index].file = fresh
+                    // The pending lines must name the file the card is really in.
+                    try writePendingApply()
+                    try POSIX.sync(pendingApply)
                 }
                 _ = unlink(temporary)
             }
@@ -339,14 +368,86 @@ extension AddressBook {
         for file in removals {
             guard unlink(directory + "/" + file) == 0 || errno == ENOENT else { throw .io(directory + "/" + file, "cannot remove", errno: errno) }
         }
-        if !writes.isEmpty || !rewrites.isEmpty || !removals.isEmpty { try POSIX.sync(directory) }
+        if touchesFolder {
+            try POSIX.sync(directory)
+            CrashPoint.reach(CrashPoint.pullAppliedToFolder)
+        }
 
         // Then the journal: content events before the sync state they lead to, one sync.
         let written = try await record(contentEvents + syncEvents)
+        if touchesFolder { _ = unlink(pendingApply) }
         for write in writes { stampWrittenFile(write.file) }
         for rewrite in rewrites { stampWrittenFile(rewrite.file) }
         report.events = written.filter { $0.operation != .synced }.map(\.withoutCard)
         return report
+    }
+
+    /// `.cardsync/pull-apply.jsonl`: the journal lines of a pull's apply, written before any of
+    /// its files moves into place (and made durable with the temporary files), removed once the
+    /// journal holds them. Found when a book opens, it means a run was killed in between.
+    static let pendingApplyName = "pull-apply.jsonl"
+
+    /// Finishes an apply killed after its files moved into place but before the journal had
+    /// its lines (``pendingApplyName``): each pulled version found in its file, and each removal
+    /// found done, is recorded now with the remote revision it came from, so that the next scan
+    /// does not take the server's version for an edit made in the folder (which would then win
+    /// over the server's later changes, a deletion among them). A version not in its file (the
+    /// move never happened, or someone edited the file since) is left out with its sync state:
+    /// the checkpoint did not move, so the next sync reads that change again. Lines already in
+    /// the journal are not written twice; a torn file (killed while it was written, before
+    /// anything moved) is dropped.
+    /// - Returns: how many changes were recorded.
+    @discardableResult
+    func finishInterruptedApply() async throws(ContactStoreError) -> Int {
+        let path = metaDirectory + "/" + Self.pendingApplyName
+        guard POSIX.exists(path) else { return 0 }
+        var events: [JournalEvent] = []
+        if let (bytes, _) = try? POSIX.readFile(path), bytes.last == 0x0A {
+            for line in bytes.split(separator: 0x0A) {
+                guard let event = try? JournalLine.decode(Array(line), includingCard: true) else {
+                    events = []
+                    break
+                }
+                events.append(event)
+            }
+        }
+        var folderEvents: [JournalEvent] = []
+        var notInPlace: Set<String> = []
+        for event in events {
+            switch event.operation {
+            case .add, .update:
+                if let live = index.live(event.uid), live.hash == event.hash, live.file == event.file { continue }
+                let scanned = ScannedFile.read(directory: directory, name: event.file)
+                if scanned.cards.contains(where: { $0.hash == event.hash }) { folderEvents.append(event) } else { notInPlace.insert(event.uid) }
+            case .delete:
+                guard index.live(event.uid) != nil else { continue }
+                let scanned = ScannedFile.read(directory: directory, name: event.file)
+                let stillThere = POSIX.exists(directory + "/" + event.file)
+                    && (scanned.problem != nil || scanned.cards.contains { $0.uid == event.uid || (event.isGeneratedUID && $0.hash == event.previousHash) })
+                if stillThere { notInPlace.insert(event.uid) } else { folderEvents.append(event) }
+            default:
+                continue
+            }
+        }
+        var recorded = 0
+        if !folderEvents.isEmpty {
+            // The journal never got this apply's lines: its conflict versions and sync states
+            // too, but not the sync state of a version that is not in its file.
+            let others = events.filter { event in
+                switch event.operation {
+                case .add, .update, .delete: return false
+                case .synced: return !notInPlace.contains(event.uid)
+                default: return true
+                }
+            }
+            let toRecord = folderEvents + others.filter { $0.operation != .synced } + others.filter { $0.operation == .synced }
+            recorded = folderEvents.count
+            try await record(toRecord)
+            openingNotes.append("recorded \(recorded) change\(recorded == 1 ? "" : "s") a sync had made in the folder before it was interrupted")
+            logger.notice("finished an interrupted sync's apply", metadata: ["changes": "\(recorded)", "left": "\(notInPlace.count)"])
+        }
+        _ = unlink(path)
+        return recorded
     }
 
     /// The bytes of `file` without the card of `record`, when every other card can be written

@@ -95,7 +95,7 @@ public actor AddressBook {
     private var isClosed = false
     /// What opening found and did before the first call: a torn journal line set aside, stale
     /// temporary files removed, the index rebuilt. For people; empty when nothing happened.
-    public private(set) var openingNotes: [String]
+    public internal(set) var openingNotes: [String]
     /// What the scan made when opening found, or `nil` when opened without scanning.
     public internal(set) var openingScan: ScanReport?
 
@@ -167,6 +167,7 @@ public actor AddressBook {
         let book = try await AddressBook(opening: url, options: options, logger: logger)
         let result: Result
         do {
+            try await book.finishInterruptedApply()
             if options.scans {
                 try await book.performOpeningScan(addingMissingUIDs: options.addsMissingUIDs, progress: options.scanProgress)
             }
