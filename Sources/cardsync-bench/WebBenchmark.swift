@@ -32,6 +32,8 @@ enum WebBenchmark {
         do {
             let first = try startServer(binary, book)
             report("web-startup-first", count, [(first.seconds, first.seconds)])
+            let cacheBytes = (try? FileManager.default.attributesOfItem(atPath: book + "/.cardsync/web-list.bin")[.size] as? Int) ?? nil
+            print("{\"workload\":\"web-list-cache-size\",\"n\":\(count),\"megabytes\":\(String(format: "%.1f", Double(cacheBytes ?? 0) / 1e6))}")
             first.process.terminate()
             first.process.waitUntilExit()
         }
