@@ -144,70 +144,77 @@ import Glibc
     /// kill is placed exactly there (`CARDSYNC_CRASH_AT`); the next opening records the version
     /// as pulled, so the deletion reaches this book and nothing comes back.
     @Test func aPullKilledBetweenTheFolderAndTheJournalIsRecordedAsPulledNotAsAnEdit() async throws {
-        let root = try TestPaths.makeTemporaryDirectory("kill-pull-unrecorded")
-        let server = try ServeProcess(data: root.appendingPathComponent("server"))
-        defer { server.stop() }
-        let remoteURL = server.url + "/contacts"
-        let a = root.appendingPathComponent("a")
-        let b = root.appendingPathComponent("b")
-        try AddressBook.create(at: a)
-        try AddressBook.create(at: b)
-        try a.write(card("x", "Person X", note: "first"), to: "x.vcf")
-        try a.write(card("y", "Person Y"), to: "y.vcf")
-        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL]).status == 0)
-        let file = try #require(b.contactFiles.first { try b.read($0).contains("UID:x") })
-        try a.write(card("x", "Person X", note: "second"), to: "x.vcf")
-        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        let killed = try CLIRunner.run(["sync", b.path, "--remote", remoteURL], environment: ["CARDSYNC_CRASH_AT": "pull-applied-to-folder"])
-        #expect(killed.status != 0, "the pull was killed where asked")
-        #expect(try b.read(file).contains("NOTE:second"), "the server's second version is in b's file")
-        #expect(!(try String(contentsOf: b.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8)).contains("second"),
+        let books = try KilledPull("kill-pull-unrecorded", alsoWriting: card("y", "Person Y"))
+        defer { books.server.stop() }
+        #expect(try books.b.read(books.file).contains("NOTE:second"), "the server's second version is in b's file")
+        #expect(!(try String(contentsOf: books.b.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8)).contains("second"),
                 "and not in b's journal")
         // The other side edits the contact again, then deletes it, before b syncs.
-        try a.write(card("x", "Person X", note: "third"), to: "x.vcf")
-        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        try a.remove("x.vcf")
-        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        let resumed = try CLIRunner.run(["sync", b.path, "--remote", remoteURL])
+        try books.a.write(card("x", "Person X", note: "third"), to: "x.vcf")
+        #expect(try books.sync(books.a).status == 0)
+        try books.a.remove("x.vcf")
+        #expect(try books.sync(books.a).status == 0)
+        let resumed = try books.sync(books.b)
         #expect(resumed.status == 0, "\(resumed.standardError)")
         #expect(resumed.standardError.contains("recorded 1 change a sync had made in the folder before it was interrupted"), "\(resumed.standardError)")
-        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        #expect(!b.contactFiles.contains(file), "the contact the other side deleted is deleted in b")
-        #expect(!a.contactFiles.contains("x.vcf"), "and does not come back to a")
-        #expect(!FileManager.default.fileExists(atPath: b.appendingPathComponent(".cardsync/pull-apply.jsonl").path))
+        #expect(try books.sync(books.a).status == 0)
+        #expect(!books.b.contactFiles.contains(books.file), "the contact the other side deleted is deleted in b")
+        #expect(!books.a.contactFiles.contains("x.vcf"), "and does not come back to a")
+        #expect(!FileManager.default.fileExists(atPath: books.b.appendingPathComponent(".cardsync/pull-apply.jsonl").path))
     }
 
     /// The same kill, then the user edits the file before the next run: the edit is the user's,
     /// kept and pushed; the server's version stays on the server's side (the checkpoint did not
     /// move past it), and nothing is lost on either side.
     @Test func anEditMadeAfterAKilledPullIsKeptAsTheUsersEdit() async throws {
-        let root = try TestPaths.makeTemporaryDirectory("kill-pull-then-edit")
-        let server = try ServeProcess(data: root.appendingPathComponent("server"))
-        defer { server.stop() }
-        let remoteURL = server.url + "/contacts"
-        let a = root.appendingPathComponent("a")
-        let b = root.appendingPathComponent("b")
-        try AddressBook.create(at: a)
-        try AddressBook.create(at: b)
-        try a.write(card("x", "Person X", note: "first"), to: "x.vcf")
-        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL]).status == 0)
-        let file = try #require(b.contactFiles.first { try b.read($0).contains("UID:x") })
-        try a.write(card("x", "Person X", note: "second"), to: "x.vcf")
-        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL], environment: ["CARDSYNC_CRASH_AT": "pull-applied-to-folder"]).status != 0)
-        try b.write(card("x", "Person X", note: "mine, typed after the crash"), to: file)
-        let resumed = try CLIRunner.run(["sync", b.path, "--remote", remoteURL])
+        let books = try KilledPull("kill-pull-then-edit")
+        defer { books.server.stop() }
+        try books.b.write(card("x", "Person X", note: "mine, typed after the crash"), to: books.file)
+        let resumed = try books.sync(books.b)
         #expect(resumed.status == 0, "\(resumed.standardError)")
         #expect(!resumed.standardError.contains("recorded 1 change"))
-        #expect(try b.read(file).contains("NOTE:mine, typed after the crash"), "the user's edit is kept in the folder")
-        #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
-        #expect(try a.read("x.vcf").contains("NOTE:mine, typed after the crash"), "and reaches the other side")
-        let journal = try String(contentsOf: b.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8)
+        #expect(try books.b.read(books.file).contains("NOTE:mine, typed after the crash"), "the user's edit is kept in the folder")
+        #expect(try books.sync(books.a).status == 0)
+        #expect(try books.a.read("x.vcf").contains("NOTE:mine, typed after the crash"), "and reaches the other side")
+        let journal = try String(contentsOf: books.b.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8)
         #expect(journal.contains("NOTE:mine, typed after the crash"), "b's journal keeps the user's version")
-        #expect(try String(contentsOf: a.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8).contains("NOTE:second"),
+        #expect(try String(contentsOf: books.a.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8).contains("NOTE:second"),
                 "and the server's second version is kept where it was made")
+    }
+
+    /// Books a and b synced through a new `cardsync serve` holding contact x; then x's second
+    /// version synced from a, and pulled by b with a kill placed after the pull's files moved
+    /// into place and before its journal lines were written.
+    struct KilledPull {
+        let server: ServeProcess
+        let a: URL
+        let b: URL
+        /// b's file of contact x.
+        let file: String
+
+        init(_ label: String, alsoWriting other: String? = nil) throws {
+            let root = try TestPaths.makeTemporaryDirectory(label)
+            server = try ServeProcess(data: root.appendingPathComponent("server"))
+            a = root.appendingPathComponent("a")
+            b = root.appendingPathComponent("b")
+            try AddressBook.create(at: a)
+            try AddressBook.create(at: b)
+            try a.write(card("x", "Person X", note: "first"), to: "x.vcf")
+            if let other { try a.write(other, to: "other.vcf") }
+            #expect(try CLIRunner.run(["sync", a.path, "--remote", server.url + "/contacts"]).status == 0)
+            #expect(try CLIRunner.run(["sync", b.path, "--remote", server.url + "/contacts"]).status == 0)
+            let b = b
+            file = try #require(b.contactFiles.first { try b.read($0).contains("UID:x") })
+            try a.write(card("x", "Person X", note: "second"), to: "x.vcf")
+            #expect(try CLIRunner.run(["sync", a.path, "--remote", server.url + "/contacts"]).status == 0)
+            let killed = try CLIRunner.run(["sync", b.path, "--remote", server.url + "/contacts"],
+                                           environment: ["CARDSYNC_CRASH_AT": "pull-applied-to-folder"])
+            #expect(killed.status != 0, "the pull was killed where asked")
+        }
+
+        func sync(_ book: URL) throws -> CLIRunner.Result {
+            try CLIRunner.run(["sync", book.path, "--remote", server.url + "/contacts"])
+        }
     }
 
     @Test func serverStoppedMidSyncThenRestartedConverges() async throws {
