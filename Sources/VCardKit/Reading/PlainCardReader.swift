@@ -10,8 +10,8 @@
 /// parameter; `ENCODING`, `CHARSET` or a bare `B`, `BASE64` or
 /// `QUOTED-PRINTABLE` parameter;
 /// a value with a control character, invalid UTF-8 or a trailing backslash (a device quirk the
-/// full reader joins with the next line); `AGENT`; a nested card; a line longer than the
-/// reader's limit.
+/// full reader joins with the next line); `AGENT`; a nested card, or any line (a fold too) the
+/// card finder takes for a `BEGIN:` or `END:` line; a line longer than the reader's limit.
 ///
 /// This is the fast path of jobs that read many small cards, such as `cardsync duplicates`
 /// reading the few properties it needs from each card of a large book.
@@ -43,13 +43,14 @@ public enum PlainCardReader {
             let last = lines.count - 1
             while index < last {
                 let first = lines[index]
-                guard first.contentEnd > first.start, !isFold(buffer, first),
-                      !buffer.matchesUppercaseExactly("BEGIN:VCARD", first), !buffer.matchesUppercaseExactly("END:VCARD", first),
+                guard first.contentEnd > first.start, !isFold(buffer, first), !isStructureLine(buffer, first),
                       let name = header(buffer, first), name != "AGENT" else { return nil }
                 var next = index + 1
                 while next < last, isFold(buffer, lines[next]) {
-                    // A fold that holds only white space is a blank line to the full reader.
-                    guard !isWhitespaceOnly(buffer, lines[next]) else { return nil }
+                    // A fold that holds only white space is a blank line to the full reader, and
+                    // one the card finder takes for a BEGIN or END line (" x.begin:vcard") ends
+                    // or nests a card there.
+                    guard !isWhitespaceOnly(buffer, lines[next]), !isStructureLine(buffer, lines[next]) else { return nil }
                     next += 1
                 }
                 if names == nil || name == "VERSION" || names!.contains(name) {
@@ -121,6 +122,13 @@ public enum PlainCardReader {
 
     private static func isFold(_ buffer: UnsafeBufferPointer<UInt8>, _ line: PhysicalLine) -> Bool {
         line.contentEnd > line.start && (buffer[line.start] == 0x20 || buffer[line.start] == 0x09)
+    }
+
+    /// Whether the card finder (``VCardParser``) takes the line for a `BEGIN:` or `END:` line,
+    /// a group prefix allowed: such a line inside a card nests or cuts it, which only the full
+    /// reader follows.
+    private static func isStructureLine(_ buffer: UnsafeBufferPointer<UInt8>, _ line: PhysicalLine) -> Bool {
+        buffer.structureMarker(of: line).0 != .none
     }
 
     private static func isWhitespaceOnly(_ buffer: UnsafeBufferPointer<UInt8>, _ line: PhysicalLine) -> Bool {
