@@ -271,6 +271,8 @@ extension AddressBook {
         report.events.append(contentsOf: try await record(pending, synchronize: false).map(\.withoutCard))
         try await journal.synchronize()
         index.lastScan = scanTime
+        // Saved even when nothing else changed: the next run dates outside edits from it.
+        if scanTime != previousScan { indexChanged = true }
         for file in goneFiles where index.uidsByFile[file] == nil { index.stamps[file] = nil }
         for (file, stamp) in newStamps where index.uidsByFile[file] != nil {
             index.stamps[file] = stamp
