@@ -305,10 +305,11 @@ extension AddressBook {
         let touchesFolder = !writes.isEmpty || !rewrites.isEmpty || !removals.isEmpty
         func writePendingApply() throws(ContactStoreError) {
             // Journal lines in form (the journal gives them their real numbers and time).
+            let now = clock.now()
             let lines = (contentEvents + syncEvents).enumerated().flatMap { position, event in
                 var line = event
                 line.sequence = position + 1
-                line.timestamp = clock.now()
+                line.timestamp = now
                 line.schemaVersion = JournalEvent.currentSchemaVersion
                 return JournalLine.encode(line)
             }
@@ -421,9 +422,12 @@ extension AddressBook {
                 if scanned.cards.contains(where: { $0.hash == event.hash }) { folderEvents.append(event) } else { notInPlace.insert(event.uid) }
             case .delete:
                 guard index.live(event.uid) != nil else { continue }
-                let scanned = ScannedFile.read(directory: directory, name: event.file)
-                let stillThere = POSIX.exists(directory + "/" + event.file)
-                    && (scanned.problem != nil || scanned.cards.contains { $0.uid == event.uid || (event.isGeneratedUID && $0.hash == event.previousHash) })
+                var stillThere = false
+                if POSIX.exists(directory + "/" + event.file) {
+                    let scanned = ScannedFile.read(directory: directory, name: event.file)
+                    stillThere = scanned.problem != nil
+                        || scanned.cards.contains { $0.uid == event.uid || (event.isGeneratedUID && $0.hash == event.previousHash) }
+                }
                 if stillThere { notInPlace.insert(event.uid) } else { folderEvents.append(event) }
             default:
                 continue
@@ -433,16 +437,10 @@ extension AddressBook {
         if !folderEvents.isEmpty {
             // The journal never got this apply's lines: its conflict versions and sync states
             // too, but not the sync state of a version that is not in its file.
-            let others = events.filter { event in
-                switch event.operation {
-                case .add, .update, .delete: return false
-                case .synced: return !notInPlace.contains(event.uid)
-                default: return true
-                }
-            }
-            let toRecord = folderEvents + others.filter { $0.operation != .synced } + others.filter { $0.operation == .synced }
+            let otherContent = events.filter { ![.add, .update, .delete, .synced].contains($0.operation) }
+            let syncStates = events.filter { $0.operation == .synced && !notInPlace.contains($0.uid) }
             recorded = folderEvents.count
-            try await record(toRecord)
+            try await record(folderEvents + otherContent + syncStates)
             openingNotes.append("recorded \(recorded) change\(recorded == 1 ? "" : "s") a sync had made in the folder before it was interrupted")
             logger.notice("finished an interrupted sync's apply", metadata: ["changes": "\(recorded)", "left": "\(notInPlace.count)"])
         }
