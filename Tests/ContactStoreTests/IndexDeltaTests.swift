@@ -100,6 +100,42 @@ import Testing
         #expect(check.isConsistent, "\(check.problems)")
     }
 
+    /// A run that changed a few contacts brings the summary it opened with up to date from what
+    /// it touched (debug builds also compare that with summarizing the whole index): with a
+    /// second remote appearing, a remote forgotten, deletions, renames and sync states.
+    @Test func theSummaryBroughtUpToDateFromTheChangesIsTheWholeIndexsSummary() async throws {
+        let book = try await settledBook(count: 30)
+        let other = "http://other.invalid/contacts"
+        for round in 0..<4 {
+            try changeSome(book, 2, round: round)
+            if round == 1 {
+                try FileManager.default.moveItem(at: book.appendingPathComponent("u20.vcf"), to: book.appendingPathComponent("renamed.vcf"))
+            }
+            try await AddressBook.withOpen(at: book) { book in
+                let changed = await book.unsyncedChanges(remote: remote)
+                switch round {
+                case 0:
+                    // A second remote: every live contact synced with it.
+                    let live = await book.liveRecords()
+                    try await book.recordSynced(live.map { (uid: $0.uid, state: RemoteSyncState(revision: "1-o", hash: $0.hash)) }, remote: other)
+                    try await book.recordCheckpoint("o1", remote: other)
+                case 2:
+                    try await book.forgetSyncState(remote: other)
+                default:
+                    try await book.recordSynced(changed.prefix(1).map { (uid: $0.record.uid, state: RemoteSyncState(revision: "3-\(round)", hash: $0.record.hash)) },
+                                                remote: remote)
+                }
+                #expect(await book.unsyncedChanges(remote: remote).count <= changed.count)
+            }
+            #expect(FileManager.default.fileExists(atPath: deltaURL(book).path))
+            let reopened = try await known(book)
+            #expect(reopened == (try await rebuiltFromJournal(book)), "round \(round)")
+            let synced = try await AddressBook.withOpen(at: book, options: .init(scans: false)) { book in await book.syncedCount(remote: other) }
+            // Synced once with the second remote (the edits since do not undo that), until it is forgotten.
+            #expect(synced == (round < 2 ? 30 : 0), "round \(round): contacts synced with the second remote")
+        }
+    }
+
     @Test func aTornDamagedOrForeignDeltaIsIgnoredAndTheIndexRebuiltFromTheJournal() async throws {
         let book = try await settledBook(count: 12)
         try changeSome(book, 4, round: 0)

@@ -126,24 +126,40 @@ extension AddressBook {
             report.problems.append(StoreProblem(code: "undecodable-name", file: name,
                                                 message: "the file name is not UTF-8; rename the file to read it"))
         }
-        if !isIndexLoaded, let seen = unchangedFileCount(listing.names) {
+        // While the index is not loaded the summary is current, and its stamps are the index's:
+        // one parallel pass stats every file and compares it with the summary.
+        let comparison = isIndexLoaded ? nil : compareWithSummary(listing.names)
+        if let comparison, comparison.changed.isEmpty, comparison.liveSeen == summary.liveFileCount {
             // Every file as the summary knows it, none gone: nothing to read or record.
-            report.filesSeen = seen
+            report.filesSeen = comparison.seen.count
             return report
         }
         let now = POSIX.now()
         let scanTime = clock.now()
         let previousScan = index.lastScan
-        var present: Set<String> = []
         var toRead: [String] = []
-        for name in listing.names where SafeFileName.isContactFile(name) {
-            guard let stamp = POSIX.stamp(directory + "/" + name) else { continue }
-            present.insert(name)
-            if index.stamps[name] != stamp { toRead.append(name) }
+        let goneFiles: [String]
+        if let comparison {
+            toRead = comparison.changed
+            report.filesSeen = comparison.seen.count
+            // Every file with live contacts was seen when as many were seen as the summary counts.
+            if comparison.liveSeen == summary.liveFileCount {
+                goneFiles = []
+            } else {
+                let present = Set(comparison.seen)
+                goneFiles = index.uidsByFile.keys.filter { !present.contains($0) }
+            }
+        } else {
+            var present: Set<String> = []
+            for name in listing.names where SafeFileName.isContactFile(name) {
+                guard let stamp = POSIX.stamp(directory + "/" + name) else { continue }
+                present.insert(name)
+                if index.stamps[name] != stamp { toRead.append(name) }
+            }
+            report.filesSeen = present.count
+            goneFiles = index.uidsByFile.keys.filter { !present.contains($0) }
         }
         toRead.sort()
-        report.filesSeen = present.count
-        let goneFiles = index.uidsByFile.keys.filter { !present.contains($0) }
         var pool: Set<String> = []
         for file in goneFiles + toRead { pool.formUnion(index.uidsByFile[file] ?? []) }
         var generatedByHash: [ContentHash: [String]] = [:]
@@ -273,43 +289,52 @@ extension AddressBook {
         index.lastScan = scanTime
         // Saved even when nothing else changed: the next run dates outside edits from it.
         if scanTime != previousScan { indexChanged = true }
-        for file in goneFiles where index.uidsByFile[file] == nil { index.stamps[file] = nil }
+        for file in goneFiles where index.uidsByFile[file] == nil { index.setStamp(nil, for: file) }
         for (file, stamp) in newStamps where index.uidsByFile[file] != nil {
-            index.stamps[file] = stamp
+            index.setStamp(stamp, for: file)
             indexChanged = true
         }
         return report
     }
 
-    /// The number of contact files in `names` when every one has the stamp the summary holds
-    /// and every file with live contacts is among them; `nil` as soon as one differs.
-    private func unchangedFileCount(_ names: [String]) -> Int? {
+    /// The contact files of `names` as one stat of each (on every core) finds them, against the
+    /// summary: those seen, how many of them the summary counts as holding live contacts, and
+    /// those whose stamp is not the summary's (new, or changed since they were last read).
+    /// `nil` when the folder cannot be opened.
+    private func compareWithSummary(_ names: [String]) -> SummaryComparison? {
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directoryDescriptor >= 0 else { return nil }
         defer { POSIX.closeFile(directoryDescriptor) }
         let files = summary.files
         let contactFiles = names.filter(SafeFileName.isContactFile)
-        // Each worker stats its part of the folder and compares it with the summary.
         let parts = stride(from: 0, to: contactFiles.count, by: 4096).map { Array(contactFiles[$0..<min($0 + 4096, contactFiles.count)]) }
-        let tallies = Parallel.map(parts, minimumPerWorker: 1) { part -> (seen: Int, live: Int)? in
-            var seen = 0
-            var live = 0
+        let results = Parallel.map(parts, minimumPerWorker: 1) { part -> SummaryComparison in
+            var result = SummaryComparison()
+            result.seen.reserveCapacity(part.count)
             for name in part {
                 guard let stamp = POSIX.stamp(in: directoryDescriptor, name: name) else { continue }
-                guard let tracked = files[name], tracked.stamp == stamp else { return nil }
-                seen += 1
-                if tracked.isLive { live += 1 }
+                result.seen.append(name)
+                let tracked = files[name]
+                if tracked?.isLive == true { result.liveSeen += 1 }
+                if tracked?.stamp != stamp { result.changed.append(name) }
             }
-            return (seen, live)
+            return result
         }
-        var seen = 0
+        var total = SummaryComparison()
+        total.seen.reserveCapacity(contactFiles.count)
+        for result in results {
+            total.seen.append(contentsOf: result.seen)
+            total.liveSeen += result.liveSeen
+            total.changed.append(contentsOf: result.changed)
+        }
+        return total
+    }
+
+    /// What ``compareWithSummary(_:)`` found.
+    private struct SummaryComparison: Sendable {
+        var seen: [String] = []
         var liveSeen = 0
-        for tally in tallies {
-            guard let tally else { return nil }
-            seen += tally.seen
-            liveSeen += tally.live
-        }
-        return liveSeen == summary.liveFileCount ? seen : nil
+        var changed: [String] = []
     }
 
     /// The card's bytes with a `UID` line before its `END:VCARD` line, in the card's own line ends.

@@ -105,9 +105,15 @@ extension AddressBook {
     public func unsyncedChanges(remote: String) -> [(record: ContactRecord, state: RemoteSyncState?)] {
         if !isIndexLoaded, let tally = summary.remotes[remote], tally.unsynced.isEmpty { return [] }
         let states = index.syncStates[remote] ?? [:]
-        return index.unsyncedUIDs(states: states).compactMap { uid in
-            index.records[uid].map { ($0, states[uid]) }
+        let uids: [String]
+        if summaryTracksIndex, !index.touched.remoteForgotten, let tally = summary.remotes[remote] {
+            // The contacts the summary counted, and those changed since it was made: not every record.
+            uids = Set(tally.unsynced).union(index.touched.uids).filter { index.isUnsynced($0, states: states) }.sorted()
+            assert(uids == index.unsyncedUIDs(states: states), "the unsynced contacts from the summary differ from the index's")
+        } else {
+            uids = index.unsyncedUIDs(states: states)
         }
+        return uids.compactMap { uid in index.records[uid].map { ($0, states[uid]) } }
     }
 
     /// Every contact ever recorded, deleted ones included.

@@ -41,6 +41,9 @@ public actor AddressBook {
         /// The most journal lines (and file entries) an index delta may cover before the base
         /// snapshot is rewritten; `nil`: ``IndexDelta/limit(liveCount:)``. For tests.
         var indexDeltaLimit: Int?
+        /// Leave the index in memory when the book is closed instead of freeing it (for a
+        /// command-line process that exits right after; one book's index at a time is kept).
+        public var keepsIndexUntilExit = false
 
         /// Creates options.
         public init(scans: Bool = true, addsMissingUIDs: Bool = false, lockTimeout: Duration = .seconds(10),
@@ -70,6 +73,15 @@ public actor AddressBook {
     private var snapshotBase: SnapshotBase?
     /// See ``OpenOptions/indexDeltaLimit``.
     private let indexDeltaLimit: Int?
+    /// See ``OpenOptions/keepsIndexUntilExit``.
+    private let keepsIndexUntilExit: Bool
+    /// Whether the whole index was loaded from ``summary`` (which then stays as it was when
+    /// loaded): saving brings that summary up to date from what the index marks as touched
+    /// instead of summarizing every record and file again.
+    private(set) var summaryTracksIndex = false
+    /// The files whose entries differed from the snapshot's when the index was loaded (those of
+    /// the delta it was opened with).
+    private var filesChangedBeforeLoading: Set<String> = []
     /// What the book knows without decoding every contact: enough for a run that finds nothing
     /// changed. Current only while ``isIndexLoaded`` is false.
     var summary: IndexSummary
@@ -197,6 +209,7 @@ public actor AddressBook {
         self.clock = options.clock
         self.logger = logger
         self.indexDeltaLimit = options.indexDeltaLimit
+        self.keepsIndexUntilExit = options.keepsIndexUntilExit
         self.lockDescriptor = try Self.lock(meta + "/" + Self.lockName, timeout: options.lockTimeout, directory: directory)
         var notes: [String] = []
         let journalPath = meta + "/" + Self.journalName
@@ -248,6 +261,12 @@ public actor AddressBook {
         }
         try await journal.close()
         if indexChanged { try saveIndex() }
+        if keepsIndexUntilExit {
+            ExitParking.park(loadedIndex, summary)
+            loadedIndex = nil
+            summary = IndexSummary()
+            summaryTracksIndex = false
+        }
     }
 
     /// Saves the index: as a delta against the snapshot on disk while the journal lines and
@@ -257,7 +276,13 @@ public actor AddressBook {
         if let base = snapshotBase {
             let limit = indexDeltaLimit ?? IndexDelta.limit(liveCount: index.liveCount)
             if index.journalLines - base.summary.journalLines <= limit {
-                let delta = IndexDelta(from: base.summary, baseChecksum: base.checksum, to: IndexSummary(of: index))
+                let current = (summaryTracksIndex ? summary.updated(with: index) : nil) ?? IndexSummary(of: index)
+                let candidates = summaryTracksIndex ? filesChangedBeforeLoading.union(index.touched.files) : nil
+                let delta = IndexDelta(from: base.summary, baseChecksum: base.checksum, to: current, candidates: candidates)
+                // Debug builds (the tests) check the shortcuts against the whole computation.
+                assert(current == IndexSummary(of: index), "the summary brought up to date differs from the index's")
+                assert(delta == IndexDelta(from: base.summary, baseChecksum: base.checksum, to: IndexSummary(of: index)),
+                       "the delta from the changed files differs from the whole comparison")
                 if delta.fileCount <= limit {
                     try POSIX.writeAtomically(IndexSnapshot.encodeDelta(delta), directory: metaDirectory, name: Self.deltaName,
                                               replacing: true)
@@ -290,6 +315,7 @@ public actor AddressBook {
         // A delta left behind names the old snapshot's checksum and is ignored; removed all the same.
         _ = unlink(deltaPath)
         snapshotBase = nil
+        summaryTracksIndex = false
         indexChanged = false
     }
 
@@ -382,12 +408,14 @@ public actor AddressBook {
             // the summary as it stands there. Otherwise the lines after the snapshot are replayed.
             var covered = saved
             var hasDelta = false
+            var deltaFiles: Set<String> = []
             if let bytes = try? POSIX.readFile(deltaPath).bytes, let delta = IndexSnapshot.decodeDelta(bytes),
                delta.baseChecksum == summaryChecksum, delta.summary.journalSize >= saved.journalSize,
                delta.summary.journalLines >= saved.journalLines,
                snapshotMatches(journalSize: delta.summary.journalSize, lastSequence: delta.summary.lastSequence, journalPath: journalPath) {
                 covered = delta.applied(to: saved)
                 hasDelta = true
+                deltaFiles = delta.fileNames
             }
             var tail: [(event: JournalEvent, offset: Int64)] = []
             var onlyCheckpoints = true
@@ -399,7 +427,7 @@ public actor AddressBook {
                 lines = line.number
             }
             let deferred = DeferredIndex(path: snapshotPath, journalPath: journalPath, saved: saved, summaryChecksum: summaryChecksum,
-                                         covered: covered, hasDelta: hasDelta, tail: tail)
+                                         covered: covered, hasDelta: hasDelta, deltaFiles: deltaFiles, tail: tail)
             var summary = covered
             for (event, _) in tail { summary.applyCheckpoint(event) }
             summary.journalLines = lines
@@ -420,6 +448,8 @@ public actor AddressBook {
         guard loadedIndex == nil else { return }
         if let deferred = deferredIndex, let index = deferred.decode(current: summary) {
             loadedIndex = index
+            summaryTracksIndex = true
+            filesChangedBeforeLoading = deferred.deltaFiles
         } else {
             do {
                 var (index, _) = try Self.loadIndex(journalPath: journalPath, snapshotPath: "", repairHint: repairHint)
@@ -453,6 +483,7 @@ public actor AddressBook {
                 index.journalLines = lines
                 index.journalSize = (POSIX.stamp(journalPath)?.size ?? end)
             }
+            index.touched = BookIndex.Touched()
             return (index, applied > 0)
         }
         var index = BookIndex()
@@ -463,6 +494,7 @@ public actor AddressBook {
         }
         index.journalLines = lines
         index.journalSize = POSIX.stamp(journalPath)?.size ?? 0
+        index.touched = BookIndex.Touched()
         return (index, true)
     }
 
@@ -559,7 +591,7 @@ public actor AddressBook {
 
     /// Records the stamp of a file cardsync itself just wrote.
     func stampWrittenFile(_ name: String) {
-        if let stamp = POSIX.stamp(directory + "/" + name) { index.stamps[name] = stamp }
+        if let stamp = POSIX.stamp(directory + "/" + name) { index.setStamp(stamp, for: name) }
     }
 
     // MARK: - Simple queries

@@ -33,6 +33,20 @@ struct BookIndex: Sendable {
     /// unknown): an outside edit found later was made after it. Derived, not in the journal: kept
     /// in the snapshot whenever the index is saved.
     var lastScan: Int64 = 0
+    /// What changed since ``touched`` was last cleared (when the index was loaded from a
+    /// summary): lets that summary be brought up to date without visiting every record.
+    var touched = Touched()
+
+    /// The contacts and files whose entries may differ from the summary the index was loaded
+    /// with; ``IndexSummary/updated(with:)`` reads them.
+    struct Touched: Sendable {
+        /// Contacts whose record or sync state changed.
+        var uids: Set<String> = []
+        /// Files whose live contacts or stamp changed.
+        var files: Set<String> = []
+        /// A remote's sync state was forgotten: the summary's tallies are recomputed.
+        var remoteForgotten = false
+    }
 
     /// The live contacts.
     var liveRecords: [ContactRecord] { records.values.filter { !$0.isDeleted } }
@@ -49,8 +63,10 @@ struct BookIndex: Sendable {
         guard event.operation.changesContact else {
             if event.operation == .synced, let remote = event.remote, let revision = event.remoteRevision {
                 syncStates[remote, default: [:]][event.uid] = RemoteSyncState(revision: revision, hash: event.hash)
+                touched.uids.insert(event.uid)
             } else if event.operation == .checkpoint, let remote = event.remote, let position = event.checkpoint {
                 if position.isEmpty {
+                    touched.remoteForgotten = true
                     // A fresh start with this remote (`cardsync remote remove`): forget its sync state.
                     checkpoints[remote] = nil
                     syncStates[remote] = nil
@@ -64,8 +80,11 @@ struct BookIndex: Sendable {
         var record = records[event.uid] ?? ContactRecord(uid: event.uid, isGeneratedUID: event.isGeneratedUID, file: event.file,
                                                           hash: nil, lastHash: nil, name: nil,
                                                           createdSequence: event.sequence, sequence: event.sequence)
-        if let existing = records[event.uid], !existing.isDeleted {
-            removeLive(existing)
+        touched.uids.insert(event.uid)
+        touched.files.insert(event.file)
+        if let existing = records[event.uid] {
+            touched.files.insert(existing.file)
+            if !existing.isDeleted { removeLive(existing) }
         }
         if event.operation == .delete || event.hash == nil {
             record.lastHash = event.previousHash ?? record.hash ?? record.lastHash
@@ -106,6 +125,12 @@ struct BookIndex: Sendable {
     private mutating func addLive(_ record: ContactRecord) {
         uidsByFile[record.file, default: []].append(record.uid)
         if let hash = record.hash { uidsByHash[hash, default: []].append(record.uid) }
+    }
+
+    /// Records what `file` looked like when it was last read (`nil`: not to be trusted).
+    mutating func setStamp(_ stamp: FileStamp?, for file: String) {
+        stamps[file] = stamp
+        touched.files.insert(file)
     }
 
     /// The live record with `uid`.

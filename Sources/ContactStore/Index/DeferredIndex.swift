@@ -16,6 +16,8 @@ struct DeferredIndex: Sendable {
     var covered: IndexSummary
     /// Whether ``covered`` comes from a delta (whose stamps and scan time replace the snapshot's).
     var hasDelta: Bool
+    /// The files whose entries in ``covered`` differ from ``saved`` (those the delta names).
+    var deltaFiles: Set<String>
     /// The journal events after ``covered`` (checkpoints only) and their offsets.
     var tail: [(event: JournalEvent, offset: Int64)]
 
@@ -42,6 +44,8 @@ struct DeferredIndex: Sendable {
             index.lastScan = covered.lastScan
         }
         for (event, offset) in tail { index.apply(event, offset: offset) }
+        // `current` holds all of the above: only what changes from here on is to be tracked.
+        index.touched = BookIndex.Touched()
         index.journalSize = current.journalSize
         index.journalLines = current.journalLines
         index.lastSequence = max(index.lastSequence, current.lastSequence)

@@ -30,14 +30,29 @@ struct IndexDelta: Sendable, Equatable {
     }
 
     /// The delta that turns `base` (whose checksum is `baseChecksum`) into `current`.
-    init(from base: IndexSummary, baseChecksum: UInt64, to current: IndexSummary) {
+    ///
+    /// - Parameter candidates: when given, the only files whose entries can differ between `base`
+    ///   and `current` (those of the delta the book was opened with and those changed since): only
+    ///   they are compared, instead of every file of the book.
+    init(from base: IndexSummary, baseChecksum: UInt64, to current: IndexSummary, candidates: Set<String>? = nil) {
         self.baseChecksum = baseChecksum
         var summary = current
-        summary.files = current.files.filter { base.files[$0.key] != $0.value }
         summary.liveFileCount = 0
+        if let candidates {
+            summary.files = [:]
+            for file in candidates {
+                if let entry = current.files[file], base.files[file] != entry { summary.files[file] = entry }
+            }
+            removedFiles = candidates.filter { base.files[$0] != nil && current.files[$0] == nil }.sorted()
+        } else {
+            summary.files = current.files.filter { base.files[$0.key] != $0.value }
+            removedFiles = base.files.keys.filter { current.files[$0] == nil }.sorted()
+        }
         self.summary = summary
-        removedFiles = base.files.keys.filter { current.files[$0] == nil }.sorted()
     }
+
+    /// The names of the files the delta holds an entry for or removes.
+    var fileNames: Set<String> { Set(summary.files.keys).union(removedFiles) }
 
     /// The number of file entries the delta holds (changed and removed).
     var fileCount: Int { summary.files.count + removedFiles.count }

@@ -57,6 +57,46 @@ struct IndexSummary: Sendable, Equatable {
         liveFileCount = index.uidsByFile.count
     }
 
+    /// This summary brought up to date with `index`, which was loaded from it: only the files and
+    /// contacts the index marks as ``BookIndex/Touched`` are looked at, so a run that changed a
+    /// few contacts of a large book does not visit every record and file. `nil` when a remote's
+    /// sync state was forgotten since (the whole summary is then made again).
+    func updated(with index: BookIndex) -> IndexSummary? {
+        let touched = index.touched
+        guard !touched.remoteForgotten else { return nil }
+        var result = self
+        result.journalSize = index.journalSize
+        result.journalLines = index.journalLines
+        result.lastSequence = index.lastSequence
+        result.lastScan = index.lastScan
+        result.liveCount = index.liveCount
+        result.checkpoints = index.checkpoints
+        result.checkpointTimes = index.checkpointTimes
+        var remotes: [String: RemoteTally] = [:]
+        for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
+            let states = index.syncStates[remote] ?? [:]
+            let synced = states.values.reduce(0) { $0 + ($1.hash == nil ? 0 : 1) }
+            guard let tally = self.remotes[remote] else {
+                remotes[remote] = RemoteTally(synced: synced, unsynced: index.unsyncedUIDs(states: states))
+                continue
+            }
+            var unsynced = Set(tally.unsynced)
+            for uid in touched.uids {
+                if index.isUnsynced(uid, states: states) { unsynced.insert(uid) } else { unsynced.remove(uid) }
+            }
+            remotes[remote] = RemoteTally(synced: synced, unsynced: unsynced.sorted())
+        }
+        result.remotes = remotes
+        for file in touched.files {
+            let entry: TrackedFile? = index.uidsByFile[file] != nil ? TrackedFile(stamp: index.stamps[file], isLive: true)
+                : index.stamps[file].map { TrackedFile(stamp: $0, isLive: false) }
+            let old = entry.map { result.files.updateValue($0, forKey: file) } ?? result.files.removeValue(forKey: file)
+            if old?.isLive == true { result.liveFileCount -= 1 }
+            if entry?.isLive == true { result.liveFileCount += 1 }
+        }
+        return result
+    }
+
     /// Applies a `checkpoint` event appended after the summary was made (the only kind of event
     /// a book applies without loading its whole index).
     mutating func applyCheckpoint(_ event: JournalEvent) {
@@ -78,13 +118,20 @@ extension BookIndex {
     func unsyncedUIDs(states: [String: RemoteSyncState]) -> [String] {
         var uids: [String] = []
         for record in records.values where record.hash != nil || states[record.uid] != nil {
-            let state = states[record.uid]
-            if let hash = record.hash {
-                if state?.hash != hash { uids.append(record.uid) }
-            } else if let state, state.hash != nil {
-                uids.append(record.uid)
-            }
+            if Self.isUnsynced(record, state: states[record.uid]) { uids.append(record.uid) }
         }
         return uids.sorted()
+    }
+
+    /// Whether contact `uid` is among ``unsyncedUIDs(states:)``.
+    func isUnsynced(_ uid: String, states: [String: RemoteSyncState]) -> Bool {
+        guard let record = records[uid] else { return false }
+        return Self.isUnsynced(record, state: states[uid])
+    }
+
+    /// A live contact whose content is not the one last synced, or a deleted one the remote still holds.
+    private static func isUnsynced(_ record: ContactRecord, state: RemoteSyncState?) -> Bool {
+        if let hash = record.hash { return state?.hash != hash }
+        return state?.hash != nil
     }
 }

@@ -61,8 +61,10 @@ enum BookSession {
                                        reportsScan: Bool = true, progress: ProgressBar? = nil,
                                        _ body: (AddressBook) async throws -> Result) async throws -> Result {
         do {
-            let options = AddressBook.OpenOptions(scans: scanning, addsMissingUIDs: addingMissingUIDs,
+            var options = AddressBook.OpenOptions(scans: scanning, addsMissingUIDs: addingMissingUIDs,
                                                   scanProgress: progress?.reporter(scanStep))
+            // A command exits soon after closing its book: the system takes the index's memory back then.
+            options.keepsIndexUntilExit = true
             return try await AddressBook.withOpen(at: URL(fileURLWithPath: directory), options: options) { book in
                 for note in await book.openingNotes { StandardError.print("cardsync: note: \(note)") }
                 if reportsScan, let scan = await book.openingScan {
