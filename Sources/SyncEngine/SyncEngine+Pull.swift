@@ -36,8 +36,9 @@ extension SyncEngine {
             if let state = states[uid], change.revisions == [state.revision] { return false }
             return true
         }
-        let records = Dictionary(uniqueKeysWithValues: await book.allRecords().map { ($0.uid, $0) })
-        try checkRemoteEmptied(candidates, listed: isComplete ? Set(feed.changes.map(\.id)) : nil, states: states, records: records)
+        try await checkRemoteEmptied(candidates, listed: isComplete ? Set(feed.changes.map(\.id)) : nil, states: states)
+        // The records of the contacts the pull may change: not the whole book's.
+        let records = await book.records(for: candidates.compactMap { ContactDocument.uid(fromDocumentID: $0.id) })
         guard !candidates.isEmpty else { return outcome }
         var done = 0
         var leftovers = candidates.map(\.id)
@@ -174,9 +175,11 @@ extension SyncEngine {
     /// still holds them (the server was emptied), unless forced; and refuses a server that holds
     /// none of them at all (its database was deleted or replaced: `listed`, the ids of a feed
     /// read from the start, names none of them).
-    private func checkRemoteEmptied(_ candidates: [Change], listed: Set<String>?, states: [String: RemoteSyncState],
-                                    records: [String: ContactRecord]) throws {
+    private func checkRemoteEmptied(_ candidates: [Change], listed: Set<String>?, states: [String: RemoteSyncState]) async throws {
         guard !options.force else { return }
+        // A live document on the remote means it is not emptied: decided before visiting every state.
+        guard !candidates.contains(where: { !$0.isDeleted }) else { return }
+        let records = await book.records(for: states.keys)
         let heldAndSynced = states.filter { $0.value.hash != nil && records[$0.key]?.hash != nil }
         guard heldAndSynced.count > 1 else { return }
         var deletions = 0
@@ -184,8 +187,7 @@ extension SyncEngine {
             if let uid = ContactDocument.uid(fromDocumentID: change.id), heldAndSynced[uid] != nil { deletions += 1 }
         }
         let absent = listed.map { listed in heldAndSynced.keys.filter { !listed.contains(ContactDocument.documentID(forUID: $0)) }.count } ?? 0
-        let liveRemote = candidates.contains { !$0.isDeleted }
-        guard deletions + absent == heldAndSynced.count && !liveRemote else { return }
+        guard deletions + absent == heldAndSynced.count else { return }
         let how = absent == 0 ? "was deleted on \(remote), which now holds none of them"
             : "is gone from \(remote) (deleted there, or its database was deleted or replaced)"
         throw SyncError(.emptiedSide,

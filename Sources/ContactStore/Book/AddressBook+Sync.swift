@@ -121,6 +121,13 @@ extension AddressBook {
         Array(index.records.values)
     }
 
+    /// The records of the contacts among `uids` that were ever recorded (deleted ones included), by UID.
+    public func records(for uids: some Sequence<String>) -> [String: ContactRecord] {
+        var result: [String: ContactRecord] = [:]
+        for uid in uids { if let record = index.records[uid] { result[uid] = record } }
+        return result
+    }
+
     /// Records that contacts are in step with documents on `remote`, with one sync of the journal.
     public func recordSynced(_ states: [(uid: String, state: RemoteSyncState)], remote: String) async throws(ContactStoreError) {
         guard !states.isEmpty else { return }
