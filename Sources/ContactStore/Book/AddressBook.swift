@@ -546,14 +546,17 @@ public actor AddressBook {
     }
 
     /// A fresh file name for a contact: `uid.vcf` when safe and free, otherwise a new UUID.
-    func freshFileName(for uid: String, taken: Set<String> = []) -> String {
-        if let name = SafeFileName.name(forUID: uid), index.uidsByFile[name] == nil, !taken.contains(name),
-           !POSIX.exists(directory + "/" + name) {
-            return name
+    /// - Parameter checkingFolder: whether a name must also be missing from the folder; a caller
+    ///   that moves the file into place with `link(2)`, which fails on a taken name, can skip the
+    ///   `stat` per name.
+    func freshFileName(for uid: String, taken: Set<String> = [], checkingFolder: Bool = true) -> String {
+        func isFree(_ name: String) -> Bool {
+            index.uidsByFile[name] == nil && !taken.contains(name) && !(checkingFolder && POSIX.exists(directory + "/" + name))
         }
+        if let name = SafeFileName.name(forUID: uid), isFree(name) { return name }
         while true {
             let name = UUID().uuidString.lowercased() + ".vcf"
-            if index.uidsByFile[name] == nil, !taken.contains(name), !POSIX.exists(directory + "/" + name) { return name }
+            if isFree(name) { return name }
         }
     }
 

@@ -161,6 +161,20 @@ enum POSIX {
         try writeAll(fd, bytes, path: path)
     }
 
+    /// Creates the temporary file `path` with `bytes` and `mode`, without syncing; a file left
+    /// there by an interrupted write is removed first (only when creating finds one, so the usual
+    /// case costs one `open`).
+    static func createTemporaryFile(_ path: String, _ bytes: some Collection<UInt8>, mode: mode_t) throws(ContactStoreError) {
+        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        if fd < 0 && errno == EEXIST {
+            unlink(path)
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        }
+        guard fd >= 0 else { throw .io(path, "cannot create", errno: errno) }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+    }
+
     /// Flushes a file or directory to disk.
     static func sync(_ path: String) throws(ContactStoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
