@@ -257,8 +257,8 @@ extension AddressBook {
                     existing = record
                 }
             }
-            // The folder is not asked whether the name is free: moving the file into place with
-            // link(2) finds a file the index does not know (EEXIST) and takes a fresh name then.
+            // The folder is not asked whether the name is free: moving the file into place never
+            // replaces one, it finds a file the index does not know (EEXIST) and takes a fresh name then.
             let file = existing?.file ?? freshFileName(for: uid, taken: batchFiles, checkingFolder: false)
             batchFiles.insert(file)
             batchHashes[card.hash] = uid
@@ -286,11 +286,12 @@ extension AddressBook {
                 try POSIX.commit(temporary: temporary, to: directory + "/" + planned[index].file, replacing: true)
                 continue
             }
-            while link(temporary, directory + "/" + planned[index].file) != 0 {
-                guard errno == EEXIST else { throw .io(directory + "/" + planned[index].file, "cannot move into place", errno: errno) }
+            while true {
+                let failure = POSIX.moveWithoutReplacing(temporary, to: directory + "/" + planned[index].file)
+                if failure == 0 { break }
+                guard failure == EEXIST else { throw .io(directory + "/" + planned[index].file, "cannot move into place", errno: failure) }
                 planned[index].file = UUID().uuidString.lowercased() + ".vcf"
             }
-            _ = unlink(temporary)
         }
         try POSIX.sync(directory)
         var events: [JournalEvent] = []
