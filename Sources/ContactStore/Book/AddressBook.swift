@@ -565,6 +565,16 @@ public actor AddressBook {
         if let stamp = POSIX.stamp(directory + "/" + name) { index.stamps[name] = stamp }
     }
 
+    /// Records the stamps of files cardsync itself just wrote, taken on every core; the same
+    /// as ``stampWrittenFile(_:)`` for each name.
+    func stampWrittenFiles(_ names: [String]) {
+        let folder = directory
+        let stamps = Parallel.map(names, minimumPerWorker: 64) { POSIX.stamp(folder + "/" + $0) }
+        for (name, stamp) in zip(names, stamps) {
+            if let stamp { index.stamps[name] = stamp }
+        }
+    }
+
     // MARK: - Simple queries
 
     /// The number of live contacts.

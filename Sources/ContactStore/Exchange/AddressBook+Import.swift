@@ -318,10 +318,7 @@ extension AddressBook {
             if item.existing == nil { report.added += 1 } else { report.updated.append(item.uid) }
         }
         try await record(events)
-        let stamps = Parallel.map(planned, minimumPerWorker: 64) { POSIX.stamp(folder + "/" + $0.file) }
-        for (item, stamp) in zip(planned, stamps) {
-            if let stamp { self.index.stamps[item.file] = stamp }
-        }
+        stampWrittenFiles(planned.map(\.file))
     }
 }
 
