@@ -578,20 +578,33 @@ public actor AddressBook {
     }
 
     /// A fresh file name for a contact: `uid.vcf` when safe and free, otherwise a new UUID.
-    func freshFileName(for uid: String, taken: Set<String> = []) -> String {
-        if let name = SafeFileName.name(forUID: uid), index.uidsByFile[name] == nil, !taken.contains(name),
-           !POSIX.exists(directory + "/" + name) {
-            return name
+    /// - Parameter checkingFolder: whether a name must also be missing from the folder; a caller
+    ///   that moves the file into place with `link(2)`, which fails on a taken name, can skip the
+    ///   `stat` per name.
+    func freshFileName(for uid: String, taken: Set<String> = [], checkingFolder: Bool = true) -> String {
+        func isFree(_ name: String) -> Bool {
+            index.uidsByFile[name] == nil && !taken.contains(name) && !(checkingFolder && POSIX.exists(directory + "/" + name))
         }
+        if let name = SafeFileName.name(forUID: uid), isFree(name) { return name }
         while true {
             let name = UUID().uuidString.lowercased() + ".vcf"
-            if index.uidsByFile[name] == nil, !taken.contains(name), !POSIX.exists(directory + "/" + name) { return name }
+            if isFree(name) { return name }
         }
     }
 
     /// Records the stamp of a file cardsync itself just wrote.
     func stampWrittenFile(_ name: String) {
         if let stamp = POSIX.stamp(directory + "/" + name) { index.setStamp(stamp, for: name) }
+    }
+
+    /// Records the stamps of files cardsync itself just wrote, taken on every core; the same
+    /// as ``stampWrittenFile(_:)`` for each name.
+    func stampWrittenFiles(_ names: [String]) {
+        let folder = directory
+        let stamps = Parallel.map(names, minimumPerWorker: 64) { POSIX.stamp(folder + "/" + $0) }
+        for (name, stamp) in zip(names, stamps) {
+            if let stamp { index.stamps[name] = stamp }
+        }
     }
 
     // MARK: - Simple queries

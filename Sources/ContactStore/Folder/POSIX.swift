@@ -161,6 +161,20 @@ enum POSIX {
         try writeAll(fd, bytes, path: path)
     }
 
+    /// Creates the temporary file `path` with `bytes` and `mode`, without syncing; a file left
+    /// there by an interrupted write is removed first (only when creating finds one, so the usual
+    /// case costs one `open`).
+    static func createTemporaryFile(_ path: String, _ bytes: some Collection<UInt8>, mode: mode_t) throws(ContactStoreError) {
+        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        if fd < 0 && errno == EEXIST {
+            unlink(path)
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        }
+        guard fd >= 0 else { throw .io(path, "cannot create", errno: errno) }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+    }
+
     /// Flushes a file or directory to disk.
     static func sync(_ path: String) throws(ContactStoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -216,6 +230,20 @@ enum POSIX {
         unlink(temporary)
     }
 
+    /// Moves the file `source` to `destination` unless something is there already: 0, or the
+    /// `errno` of the failure (`EEXIST` when the name is taken). On Linux one `renameat2` with
+    /// `RENAME_NOREPLACE`; where the file system or system lacks it, `link` then `unlink`.
+    static func moveWithoutReplacing(_ source: String, to destination: String) -> Int32 {
+        #if os(Linux)
+        if linuxRenameWithoutReplacing(AT_FDCWD, source, AT_FDCWD, destination, 1 /* RENAME_NOREPLACE */) == 0 { return 0 }
+        let number = errno
+        if number != EINVAL && number != ENOSYS { return number }
+        #endif
+        guard link(source, destination) == 0 else { return errno }
+        unlink(source)
+        return 0
+    }
+
     /// The hidden name of the temporary file that becomes `name`: `.name.cardsync-tmp`.
     static func temporaryName(for name: String) -> String {
         "." + name + temporarySuffix
@@ -257,4 +285,9 @@ enum POSIX {
 /// glibc's `syncfs(2)`, which the Glibc module does not export (it is a GNU extension).
 @_silgen_name("syncfs")
 private func linuxSyncFileSystem(_ descriptor: Int32) -> Int32
+
+/// glibc's `renameat2(2)` (since glibc 2.28), which the Glibc module does not export.
+@_silgen_name("renameat2")
+private func linuxRenameWithoutReplacing(_ sourceDirectory: Int32, _ source: UnsafePointer<CChar>,
+                                         _ destinationDirectory: Int32, _ destination: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
 #endif

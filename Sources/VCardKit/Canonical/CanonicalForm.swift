@@ -28,9 +28,16 @@ public struct CanonicalProperty: Sendable, Hashable, Comparable, CustomStringCon
     /// The normalised value.
     public var value: String
 
+    /// Ordered by name, group, value, then the parameters joined by `;`: the order of the tuple
+    /// comparison `(name, group, value, joined parameters)`, without joining the parameters of
+    /// two properties that already differ before them (in a `perf` profile of `import`, these
+    /// comparisons, joining on every call, were about a sixth of the time of a content hash).
     public static func < (lhs: Self, rhs: Self) -> Bool {
-        (lhs.name, lhs.group, lhs.value, lhs.parameters.joined(separator: ";"))
-            < (rhs.name, rhs.group, rhs.value, rhs.parameters.joined(separator: ";"))
+        if lhs.name != rhs.name { return lhs.name < rhs.name }
+        if lhs.group != rhs.group { return lhs.group < rhs.group }
+        if lhs.value != rhs.value { return lhs.value < rhs.value }
+        if lhs.parameters == rhs.parameters { return false }
+        return lhs.parameters.joined(separator: ";") < rhs.parameters.joined(separator: ";")
     }
 
     /// One line, as in a card: `group.NAME;P=v:value`.
