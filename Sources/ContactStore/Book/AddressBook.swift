@@ -603,7 +603,7 @@ public actor AddressBook {
         let folder = directory
         let stamps = Parallel.map(names, minimumPerWorker: 64) { POSIX.stamp(folder + "/" + $0) }
         for (name, stamp) in zip(names, stamps) {
-            if let stamp { index.stamps[name] = stamp }
+            if let stamp { index.setStamp(stamp, for: name) }
         }
     }
 
