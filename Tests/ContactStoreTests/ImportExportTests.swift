@@ -44,13 +44,17 @@ struct ImportExportTests {
     @Test func fileNamesAreSafeAndNeverOverwrite() async throws {
         let book = try makeBook()
         try book.write(cardText(uid: "taken", name: "Existing"), to: "clash.vcf")
+        // A file the book cannot read is not tracked: its name is still never overwritten.
+        try book.write("notes, not a vCard\n", to: "broken.vcf")
         let cards = cardText(uid: "../../etc/passwd", name: "Evil") + cardText(uid: "clash", name: "Clash")
+            + cardText(uid: "broken", name: "Broken")
             + cardText(uid: String(repeating: "x", count: 300), name: "Long") + cardText(uid: ".hidden", name: "Hidden")
             + cardText(uid: "urn:uuid:1b4e28ba-2fa1-11d2-883f-0016d3cca427", name: "Urn")
         let report = try await AddressBook.withOpen(at: book) { book in try await book.importContacts(from: [.bytes(Array(cards.utf8), name: "x")]) }
-        #expect(report.added == 5)
+        #expect(report.added == 6)
         let files = book.contactFiles
-        #expect(files.count == 6)
+        #expect(files.count == 8)
+        #expect(try book.read("broken.vcf") == "notes, not a vCard\n")
         #expect(files.contains("1b4e28ba-2fa1-11d2-883f-0016d3cca427.vcf"))
         #expect(try book.read("clash.vcf").contains("Existing"))
         #expect(files.allSatisfy { $0.utf8.count <= 200 && !$0.contains("/") })
