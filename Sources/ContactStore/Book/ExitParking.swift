@@ -9,11 +9,10 @@ enum ExitParking {
 
     /// Keeps `index` and `summary` until the process exits (or the next book is parked).
     static func park(_ index: BookIndex?, _ summary: IndexSummary) {
-        let previous = slot.withLock { slot in
-            let previous = slot
-            slot = (index, summary)
-            return previous
+        // The previous book's index is handed out of the lock and freed here, outside it.
+        _ = slot.withLock { slot in
+            defer { slot = (index, summary) }
+            return slot
         }
-        _ = previous
     }
 }

@@ -39,13 +39,7 @@ struct IndexSummary: Sendable, Equatable {
 
     /// The summary of `index`.
     init(of index: BookIndex) {
-        journalSize = index.journalSize
-        journalLines = index.journalLines
-        lastSequence = index.lastSequence
-        lastScan = index.lastScan
-        liveCount = index.liveCount
-        checkpoints = index.checkpoints
-        checkpointTimes = index.checkpointTimes
+        takePositionAndCounts(of: index)
         for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
             let states = index.syncStates[remote] ?? [:]
             remotes[remote] = RemoteTally(synced: states.values.filter { $0.hash != nil }.count,
@@ -57,6 +51,17 @@ struct IndexSummary: Sendable, Equatable {
         liveFileCount = index.uidsByFile.count
     }
 
+    /// Takes `index`'s journal position, scan time, live count and checkpoints.
+    private mutating func takePositionAndCounts(of index: BookIndex) {
+        journalSize = index.journalSize
+        journalLines = index.journalLines
+        lastSequence = index.lastSequence
+        lastScan = index.lastScan
+        liveCount = index.liveCount
+        checkpoints = index.checkpoints
+        checkpointTimes = index.checkpointTimes
+    }
+
     /// This summary brought up to date with `index`, which was loaded from it: only the files and
     /// contacts the index marks as ``BookIndex/Touched`` are looked at, so a run that changed a
     /// few contacts of a large book does not visit every record and file. `nil` when a remote's
@@ -65,13 +70,7 @@ struct IndexSummary: Sendable, Equatable {
         let touched = index.touched
         guard !touched.remoteForgotten else { return nil }
         var result = self
-        result.journalSize = index.journalSize
-        result.journalLines = index.journalLines
-        result.lastSequence = index.lastSequence
-        result.lastScan = index.lastScan
-        result.liveCount = index.liveCount
-        result.checkpoints = index.checkpoints
-        result.checkpointTimes = index.checkpointTimes
+        result.takePositionAndCounts(of: index)
         var remotes: [String: RemoteTally] = [:]
         for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
             let states = index.syncStates[remote] ?? [:]
