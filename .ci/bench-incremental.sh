@@ -65,4 +65,9 @@ timed "1% edited elsewhere: then the sync of b" "$bin" sync b
 timed "no-op sync of a right after that" "$bin" sync a
 sleep 2
 timed "no-op sync of a, 2 s later" "$bin" sync a
+# The raw-API floor of the first push (target: first push <= 1.25x (raw _bulk_docs of the same
+# documents + reading the book once)): a's documents written again into a new database by a
+# plain client, 500 per request, serially, and every file of a read once.
+timed "raw: read every file of a once (cat)" find a -maxdepth 1 -name '*.vcf' -exec cat {} +
+echo "raw: $(python3 "$here/.ci/bench-raw-bulk.py" "http://admin:$CARDSYNC_ADMIN_PASSWORD@127.0.0.1:$port" contacts rawpush 500)"
 echo "# index snapshot of a: $(stat -c %s a/.cardsync/index.bin) bytes; journal: $(stat -c %s a/.cardsync/journal.jsonl) bytes"

@@ -149,6 +149,9 @@ import Glibc
         #expect(try books.b.read(books.file).contains("NOTE:second"), "the server's second version is in b's file")
         #expect(!(try String(contentsOf: books.b.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8)).contains("second"),
                 "and not in b's journal")
+        let pending = try String(contentsOf: books.b.appendingPathComponent(".cardsync/pull-apply.jsonl"), encoding: .utf8)
+        #expect(pending.contains("\"uid\":\"x\""), "the pending lines name the pulled version")
+        #expect(!pending.contains("second"), "without its text, which is the file itself")
         // The other side edits the contact again, then deletes it, before b syncs.
         try books.a.write(card("x", "Person X", note: "third"), to: "x.vcf")
         #expect(try books.sync(books.a).status == 0)
@@ -160,6 +163,8 @@ import Glibc
         #expect(try books.sync(books.a).status == 0)
         #expect(!books.b.contactFiles.contains(books.file), "the contact the other side deleted is deleted in b")
         #expect(!books.a.contactFiles.contains("x.vcf"), "and does not come back to a")
+        let journal = try String(contentsOf: books.b.appendingPathComponent(".cardsync/journal.jsonl"), encoding: .utf8)
+        #expect(journal.contains("NOTE:second"), "b's journal keeps the pulled version's text, read back from its file")
         #expect(!FileManager.default.fileExists(atPath: books.b.appendingPathComponent(".cardsync/pull-apply.jsonl").path))
     }
 

@@ -317,10 +317,15 @@ extension AddressBook {
         let pendingApply = metaDirectory + "/" + Self.pendingApplyName
         let touchesFolder = !writes.isEmpty || !rewrites.isEmpty || !removals.isEmpty
         func writePendingApply() throws(ContactStoreError) {
-            // Journal lines in form (the journal gives them their real numbers and time).
+            // Journal lines in form (the journal gives them their real numbers and time). An
+            // added or updated version's text is left out: it is the file this apply writes, and
+            // the next opening reads it from there (``finishInterruptedApply()``) — so the pending
+            // lines do not write every pulled card a second time. A conflict version is in no
+            // file and keeps its text.
             let now = clock.now()
             let lines = (contentEvents + syncEvents).enumerated().flatMap { position, event in
                 var line = event
+                if line.operation == .add || line.operation == .update { line.card = nil }
                 line.sequence = position + 1
                 line.timestamp = now
                 line.schemaVersion = JournalEvent.currentSchemaVersion
@@ -398,7 +403,8 @@ extension AddressBook {
 
     /// `.cardsync/pull-apply.jsonl`: the journal lines of a pull's apply, written before any of
     /// its files moves into place (and made durable with the temporary files), removed once the
-    /// journal holds them. Found when a book opens, it means a run was killed in between.
+    /// journal holds them. Found when a book opens, it means a run was killed in between. Added
+    /// and updated versions are written there without their card text: their files hold it.
     static let pendingApplyName = "pull-apply.jsonl"
 
     /// Finishes an apply killed after its files moved into place but before the journal had
@@ -427,12 +433,23 @@ extension AddressBook {
         }
         var folderEvents: [JournalEvent] = []
         var notInPlace: Set<String> = []
-        for event in events {
+        var withText: Set<ContentHash> = []
+        for var event in events {
             switch event.operation {
             case .add, .update:
                 if let live = index.live(event.uid), live.hash == event.hash, live.file == event.file { continue }
                 let scanned = ScannedFile.read(directory: directory, name: event.file)
-                if scanned.cards.contains(where: { $0.hash == event.hash }) { folderEvents.append(event) } else { notInPlace.insert(event.uid) }
+                guard let card = scanned.cards.first(where: { $0.hash == event.hash }) else {
+                    notInPlace.insert(event.uid)
+                    continue
+                }
+                // The pending line left the text out: the journal gets it from the file, once
+                // per version it does not hold yet (as the apply would have written it).
+                if event.card == nil, let hash = event.hash, index.cardOffsets[hash] == nil, !withText.contains(hash) {
+                    event.card = card.bytes
+                }
+                if let hash = event.hash, event.card != nil { withText.insert(hash) }
+                folderEvents.append(event)
             case .delete:
                 guard index.live(event.uid) != nil else { continue }
                 var stillThere = false
