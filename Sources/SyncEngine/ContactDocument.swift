@@ -24,12 +24,16 @@ public enum ContactDocument {
         return String(id.dropFirst(idPrefix.count))
     }
 
+    /// The properties ``document(uid:bytes:card:hash:revision:updated:edited:)`` reads from its
+    /// card (for `fn`, `emails` and `phones`): a card holding only these gives the same document.
+    public static let propertiesRead: Set<String> = ["FN", "EMAIL", "TEL"]
+
     /// The document for a contact's card.
     ///
     /// - Parameters:
     ///   - uid: the contact's identity (its UID, or the one cardsync generated).
     ///   - bytes: the card exactly as stored.
-    ///   - card: the parsed card, for the derived fields.
+    ///   - card: the parsed card, for the derived fields (only its ``propertiesRead`` are used).
     ///   - revision: the last known `_rev`, to update the document; `nil` to create it.
     ///   - updated: when the contact last changed here, in milliseconds since 1970.
     ///   - edited: when this version was made (``ContactRecord/editTime``), in milliseconds

@@ -140,6 +140,32 @@ struct AddressBookTests {
             (error as? ContactStoreError)?.code == .notAnAddressBook && "\(error)".contains("cardsync init")
         }
     }
+
+    /// The push reads only the properties its documents carry: a file of one plain card is read
+    /// for those alone, yet gives the whole card's bytes; any other file is read whole.
+    @Test func contactsReadForSomePropertiesKeepTheirWholeBytes() async throws {
+        let book = try makeBook("selected-read")
+        let plain = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada Lovelace\r\nNOTE:long\r\n  folded note\r\n"
+            + "EMAIL;TYPE=work:ada@example.org\r\nTEL;VALUE=uri:tel:+44-20-1234\r\nPHOTO:data:image/png;base64,iVBORw0KGgo=\r\nEND:VCARD\r\n"
+        // vCard 2.1 with quoted-printable: not plain text, read whole.
+        let old = "BEGIN:VCARD\r\nVERSION:2.1\r\nUID:bob\r\nFN;ENCODING=QUOTED-PRINTABLE:B=C3=B6b\r\nNOTE:kept\r\nEND:VCARD\r\n"
+        try book.write(plain, to: "ada.vcf")
+        try book.write(old, to: "bob.vcf")
+        try await AddressBook.withOpen(at: book) { opened in
+            let selected = await opened.storedContacts(uids: ["ada", "bob"], selecting: ["FN", "EMAIL", "TEL"])
+            let whole = await opened.storedContacts(uids: ["ada", "bob"])
+            let ada = try #require(selected.first { $0.uid == "ada" })
+            #expect(ada.bytes == Array(plain.utf8), "the whole card's bytes")
+            #expect(ada.card.properties.map(\.name) == ["VERSION", "UID", "FN", "EMAIL", "TEL"], "only the properties asked for")
+            #expect(ada.card.formattedName == "Ada Lovelace")
+            #expect(ada.card.emailAddresses == ["ada@example.org"])
+            #expect(ada.card.telephoneNumbers == whole.first { $0.uid == "ada" }?.card.telephoneNumbers)
+            let bob = try #require(selected.first { $0.uid == "bob" })
+            #expect(bob.card.formattedName == "Böb")
+            #expect(bob.card.first("NOTE") != nil, "a file that is not plain 3.0/4.0 text is read whole")
+            #expect(selected.map(\.bytes) == whole.map(\.bytes))
+        }
+    }
 }
 
 #if canImport(Glibc)

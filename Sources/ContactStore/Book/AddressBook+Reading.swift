@@ -9,9 +9,23 @@ extension AddressBook {
     }
 
     /// The cards of `directory/file`, each matched to one of `records` (the file's live contacts).
-    static func readContacts(directory: String, file: String, records: [ContactRecord]) -> [StoredContact] {
-        guard let (bytes, _) = try? POSIX.readFile(directory + "/" + file),
-              let result = try? VCardReader.read(bytes, sourceName: file) else { return [] }
+    ///
+    /// With `names`, a file that holds the one card of one contact with its own UID, in plain
+    /// vCard 3.0 or 4.0 text (what ``PlainCardReader`` reads: a book's usual file), is read for
+    /// those properties only (`UID` and `VERSION` always): its ``StoredContact/card`` holds only
+    /// them, as the full reader would give them, and its ``StoredContact/bytes`` are the whole
+    /// file. Any other file is read whole.
+    static func readContacts(directory: String, file: String, records: [ContactRecord],
+                             selecting names: Set<String>? = nil) -> [StoredContact] {
+        guard let (bytes, _) = try? POSIX.readFile(directory + "/" + file) else { return [] }
+        if let names, records.count == 1, !records[0].isGeneratedUID,
+           let card = PlainCardReader.read(bytes[...], sourceName: file, selecting: names.union(["UID"])),
+           card.normalizedUID == records[0].uid {
+            let contact = StoredContact(record: records[0], card: card, bytes: bytes)
+            assert(readsAsWhole(contact, directory: directory, names: names), "\(file): the selected read differs from the whole read")
+            return [contact]
+        }
+        guard let result = try? VCardReader.read(bytes, sourceName: file) else { return [] }
         var unclaimed = records
         var contacts: [StoredContact] = []
         let writer = VCardWriter()
@@ -28,6 +42,16 @@ extension AddressBook {
             contacts.append(StoredContact(record: record, card: card, bytes: writer.bytes(for: card)))
         }
         return contacts
+    }
+
+    /// Whether `contact`, read for `names` only, has the bytes of the whole read and the same
+    /// properties of those names (a debug check of the selected read).
+    private static func readsAsWhole(_ contact: StoredContact, directory: String, names: Set<String>) -> Bool {
+        let whole = readContacts(directory: directory, file: contact.file, records: [contact.record])
+        guard whole.count == 1, whole[0].bytes == contact.bytes else { return false }
+        let wanted = names.union(["UID", "VERSION"])
+        let selected = whole[0].card.properties.filter { wanted.contains($0.name.uppercased()) }
+        return selected == contact.card.properties
     }
 
     /// The contact with `uid`, read from its file.
@@ -72,6 +96,12 @@ extension AddressBook {
     }
 
     private static func summaries(directory: String, file: String, records: [ContactRecord]) -> [ContactSummary] {
+        // A book's usual file (one contact in plain 3.0/4.0 text) is read for the fields shown only.
+        if records.count == 1, !records[0].isGeneratedUID,
+           let contact = readContacts(directory: directory, file: file, records: records, selecting: ["FN", "EMAIL", "TEL"]).first {
+            return [ContactSummary(uid: contact.uid, file: file, name: contact.card.formattedName ?? "",
+                                   emails: contact.card.emailAddresses, phones: contact.card.telephoneNumbers)]
+        }
         guard let (bytes, _) = try? POSIX.readFile(directory + "/" + file),
               let result = try? VCardReader.read(bytes, sourceName: file) else {
             return records.map { ContactSummary(uid: $0.uid, file: file, name: $0.name ?? "", emails: [], phones: []) }

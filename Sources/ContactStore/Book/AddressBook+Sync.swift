@@ -174,7 +174,12 @@ extension AddressBook {
 
     /// The live contacts with these UIDs, read from their files (missing ones are left out),
     /// the files read and parsed on every core.
-    public func storedContacts(uids: [String]) -> [StoredContact] {
+    ///
+    /// - Parameter names: when given, only the properties with these names (upper case; `UID`
+    ///   and `VERSION` always) need to be in each contact's ``StoredContact/card``: a file of one
+    ///   contact in plain 3.0 or 4.0 text is then read for them only (its photo, notes and the
+    ///   rest are not decoded), while ``StoredContact/bytes`` stay the whole card. Others are read whole.
+    public func storedContacts(uids: [String], selecting names: Set<String>? = nil) -> [StoredContact] {
         var wanted: [String: Set<String>] = [:]
         for uid in uids { if let record = index.live(uid) { wanted[record.file, default: []].insert(uid) } }
         let groups = wanted.keys.sorted().map { file in
@@ -182,7 +187,8 @@ extension AddressBook {
         }
         let directory = self.directory
         return Parallel.map(groups, minimumPerWorker: 16) { group in
-            Self.readContacts(directory: directory, file: group.file, records: group.records).filter { group.wanted.contains($0.uid) }
+            Self.readContacts(directory: directory, file: group.file, records: group.records, selecting: names)
+                .filter { group.wanted.contains($0.uid) }
         }.flatMap { $0 }
     }
 
