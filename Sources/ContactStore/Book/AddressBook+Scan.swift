@@ -78,8 +78,14 @@ struct ScannedFile: Sendable {
 extension VCard {
     /// The UID with surrounding white space removed; `nil` when missing or empty.
     var normalizedUID: String? {
-        guard let uid = uid?.trimmingCharacters(in: .whitespaces), !uid.isEmpty else { return nil }
-        return uid
+        guard let uid else { return nil }
+        // A UID that starts and ends with a printable ASCII character has no white space to
+        // trim: returned as it is (Foundation's trimming was 4% of a push's time).
+        if let first = uid.utf8.first, let last = uid.utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
+            return uid
+        }
+        let trimmed = uid.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : trimmed
     }
 }
 
