@@ -173,24 +173,34 @@ public enum CanonicalForm {
     }
 
     private static func normalizedValue(_ value: String, kind: PropertyValueKind, name: String) -> String {
-        if name == "XML" { return emptyElementsCollapsed(TextEscaping.escape(TextEscaping.unescape(value))) }
+        // Each text form is `escape(unescape(part))` of its parts, joined again; `reescaped`
+        // does that in one pass (and gives `value` itself when nothing changes).
+        var separators = 0
+        if name == "XML" { return emptyElementsCollapsed(TextEscaping.reescaped(value, separator: 0, separatorCount: &separators)) }
         switch kind {
         case .text, .embeddedCard:
-            return TextEscaping.escape(TextEscaping.unescape(value))
+            return TextEscaping.reescaped(value, separator: 0, separatorCount: &separators)
         case .textList:
-            return TextEscaping.split(value, separator: 0x2C).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ",")
+            return TextEscaping.reescaped(value, separator: 0x2C, separatorCount: &separators)
         case .structured:
             // Missing trailing components mean empty ones: `N:Doe;Jane` is `N:Doe;Jane;;;`.
-            var components = TextEscaping.components(value)
             let expected = name == "N" ? 5 : name == "ADR" ? 7 : name == "GENDER" || name == "CLIENTPIDMAP" ? 2 : 0
-            while components.count < expected { components.append([""]) }
-            return TextEscaping.joinComponents(components)
+            let text = TextEscaping.reescaped(value, separator: 0x3B, secondSeparator: 0x2C, separatorCount: &separators)
+            let present = separators + 1
+            return present >= expected ? text : text + String(repeating: ";", count: expected - present)
         case .structuredText:
-            return TextEscaping.split(value, separator: 0x3B).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ";")
+            return TextEscaping.reescaped(value, separator: 0x3B, separatorCount: &separators)
         case .uri where name == "GEO":
             return VersionConverter.geoURI(fromPair: value) ?? value
         case .uri where name == "TEL":
             let number = value.hasPrefix("tel:") ? String(value.dropFirst(4)) : TextEscaping.unescape(value)
+            // An ASCII number is filtered byte by byte: each ASCII byte is a character of its own
+            // (but CR LF, which is kept either way).
+            if !number.utf8.contains(where: { $0 >= 0x80 }) {
+                func isSeparator(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x2D || byte == 0x2E || byte == 0x28 || byte == 0x29 }
+                guard number.utf8.contains(where: isSeparator) else { return number }
+                return String(decoding: number.utf8.filter { !isSeparator($0) }, as: UTF8.self)
+            }
             return String(number.filter { !($0 == " " || $0 == "-" || $0 == "." || $0 == "(" || $0 == ")") })
         case .uri where name == "TZ":
             return DateForms.basicOffset(value)

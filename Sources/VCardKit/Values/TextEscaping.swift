@@ -88,6 +88,62 @@ public enum TextEscaping {
         }
     }
 
+    /// The canonical escaping of a value whose parts are separated by unescaped `separator` and
+    /// `secondSeparator` bytes (`;`, `,`, or `0` for none): what splitting at them, unescaping and
+    /// escaping each part, and joining the parts again by the separators as written gives, in one
+    /// pass and without a copy when nothing changes. `separatorCount` counts the unescaped
+    /// `separator`s (the components of a structured value are one more).
+    ///
+    /// ```swift
+    /// TextEscaping.reescaped("a\\:b, c", separator: 0) // "a\\:b\, c"
+    /// ```
+    static func reescaped(_ value: String, separator: UInt8, secondSeparator: UInt8 = 0,
+                          separatorCount: inout Int) -> String {
+        func isSeparator(_ byte: UInt8) -> Bool { byte != 0 && (byte == separator || byte == secondSeparator) }
+        let utf8 = value.utf8
+        let changes = utf8.contains { byte in
+            byte == 0x5C || byte == 0x0A || byte == 0x0D || ((byte == 0x2C || byte == 0x3B) && !isSeparator(byte))
+        }
+        guard changes else {
+            if separator != 0 { separatorCount = utf8.reduce(0) { $1 == separator ? $0 + 1 : $0 } }
+            return value
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count + 8)
+        var escaping = false
+        var previousWasCR = false
+        // One byte of a part's unescaped text, escaped as ``escape(_:)`` does.
+        func emit(_ byte: UInt8) {
+            switch byte {
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x2C: out.append(0x5C); out.append(0x2C)
+            case 0x3B: out.append(0x5C); out.append(0x3B)
+            case 0x0D: out.append(0x5C); out.append(0x6E)
+            case 0x0A: if !previousWasCR { out.append(0x5C); out.append(0x6E) }
+            default: out.append(byte)
+            }
+            previousWasCR = byte == 0x0D
+        }
+        var count = 0
+        for byte in utf8 {
+            if escaping {
+                emit(byte == 0x6E || byte == 0x4E ? 0x0A : byte)
+                escaping = false
+            } else if byte == 0x5C {
+                escaping = true
+            } else if isSeparator(byte) {
+                if byte == separator { count += 1 }
+                out.append(byte)
+                previousWasCR = false
+            } else {
+                emit(byte)
+            }
+        }
+        if escaping { emit(0x5C) }
+        separatorCount = count
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Joins components into a structured value, escaping each item.
     public static func joinComponents(_ components: [[String]]) -> String {
         components.map { $0.map(escape).joined(separator: ",") }.joined(separator: ";")
