@@ -158,10 +158,16 @@ public enum CanonicalForm {
     /// testing `Character.isWhitespace` on every character of a photo was most of the time of
     /// hashing a card with one).
     /// Text with other bytes keeps the old rule (any white space character), so hashes stay the same.
+    /// One pass over the bytes decides: ASCII without white space is kept, ASCII with white space
+    /// filtered byte by byte.
     private static func withoutASCIIWhitespace(_ text: some StringProtocol) -> String {
         let utf8 = text.utf8
-        if utf8.contains(where: { $0 >= 0x80 }) { return String(text.filter { !$0.isWhitespace }) }
-        guard utf8.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return String(text) }
+        var hasWhitespace = false
+        for byte in utf8 {
+            if byte >= 0x80 { return String(text.filter { !$0.isWhitespace }) }
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { hasWhitespace = true }
+        }
+        guard hasWhitespace else { return String(text) }
         return String(decoding: utf8.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }, as: UTF8.self)
     }
 
