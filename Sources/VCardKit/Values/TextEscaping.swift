@@ -100,48 +100,73 @@ public enum TextEscaping {
     static func reescaped(_ value: String, separator: UInt8, secondSeparator: UInt8 = 0,
                           separatorCount: inout Int) -> String {
         func isSeparator(_ byte: UInt8) -> Bool { byte != 0 && (byte == separator || byte == secondSeparator) }
-        let utf8 = value.utf8
-        let changes = utf8.contains { byte in
-            byte == 0x5C || byte == 0x0A || byte == 0x0D || ((byte == 0x2C || byte == 0x3B) && !isSeparator(byte))
-        }
-        guard changes else {
-            if separator != 0 { separatorCount = utf8.reduce(0) { $1 == separator ? $0 + 1 : $0 } }
-            return value
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count + 8)
-        var escaping = false
-        var previousWasCR = false
-        // One byte of a part's unescaped text, escaped as ``escape(_:)`` does.
-        func emit(_ byte: UInt8) {
-            switch byte {
-            case 0x5C: out.append(0x5C); out.append(0x5C)
-            case 0x2C: out.append(0x5C); out.append(0x2C)
-            case 0x3B: out.append(0x5C); out.append(0x3B)
-            case 0x0D: out.append(0x5C); out.append(0x6E)
-            case 0x0A: if !previousWasCR { out.append(0x5C); out.append(0x6E) }
-            default: out.append(byte)
-            }
-            previousWasCR = byte == 0x0D
-        }
+        var text = value
         var count = 0
-        for byte in utf8 {
-            if escaping {
-                emit(byte == 0x6E || byte == 0x4E ? 0x0A : byte)
-                escaping = false
-            } else if byte == 0x5C {
-                escaping = true
-            } else if isSeparator(byte) {
+        let changed: String? = text.withUTF8 { bytes in
+            var changes = false
+            for byte in bytes {
+                if byte == 0x5C || byte == 0x0A || byte == 0x0D || ((byte == 0x2C || byte == 0x3B) && !isSeparator(byte)) {
+                    changes = true
+                    break
+                }
                 if byte == separator { count += 1 }
-                out.append(byte)
-                previousWasCR = false
-            } else {
-                emit(byte)
+            }
+            guard changes else { return nil }
+            count = 0
+            // Each byte becomes at most two (a lone trailing backslash: one becomes two).
+            return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+                var written = 0
+                var escaping = false
+                var previousWasCR = false
+                for byte in bytes {
+                    let unescaped: UInt8
+                    if escaping {
+                        unescaped = byte == 0x6E || byte == 0x4E ? 0x0A : byte
+                        escaping = false
+                    } else if byte == 0x5C {
+                        escaping = true
+                        continue
+                    } else if isSeparator(byte) {
+                        if byte == separator { count += 1 }
+                        out[written] = byte
+                        written += 1
+                        previousWasCR = false
+                        continue
+                    } else {
+                        unescaped = byte
+                    }
+                    // The part's unescaped byte, escaped as `escape(_:)` does.
+                    switch unescaped {
+                    case 0x5C, 0x2C, 0x3B:
+                        out[written] = 0x5C
+                        out[written + 1] = unescaped
+                        written += 2
+                    case 0x0D:
+                        out[written] = 0x5C
+                        out[written + 1] = 0x6E
+                        written += 2
+                    case 0x0A where !previousWasCR:
+                        out[written] = 0x5C
+                        out[written + 1] = 0x6E
+                        written += 2
+                    case 0x0A:
+                        break
+                    default:
+                        out[written] = unescaped
+                        written += 1
+                    }
+                    previousWasCR = unescaped == 0x0D
+                }
+                if escaping {
+                    out[written] = 0x5C
+                    out[written + 1] = 0x5C
+                    written += 2
+                }
+                return written
             }
         }
-        if escaping { emit(0x5C) }
         separatorCount = count
-        return String(decoding: out, as: UTF8.self)
+        return changed ?? value
     }
 
     /// Joins components into a structured value, escaping each item.
