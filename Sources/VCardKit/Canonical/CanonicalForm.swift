@@ -76,7 +76,8 @@ public enum CanonicalForm {
 
     private static func canonicalize(_ property: VCardProperty, name: String, into result: inout [CanonicalProperty]) {
         let kind = property.traits.kind
-        var parameters: [(String, [String])] = []
+        // `NAME=v1,v2`, sorted at the end.
+        var parameters: [String] = []
         var mediaTypeFromType: String?
         var isBase64 = false
         var label: String?
@@ -115,9 +116,9 @@ public enum CanonicalForm {
                     if kind != .unknown || value == "text" { continue }
                 }
                 if name == "TZ" && (value == "utc-offset" || value == "text") { continue }
-                parameters.append((parameterName, [value == "url" ? "uri" : value]))
+                parameters.append(parameterName + "=" + (value == "url" ? "uri" : value))
             default:
-                parameters.append((parameterName, parameter.values))
+                parameters.append(parameterName + "=" + parameter.joinedValue)
             }
         }
         if name == "EMAIL" { typeValues.removeAll { $0 == "internet" } }
@@ -134,15 +135,15 @@ public enum CanonicalForm {
                 value = "data:\(mediaType.asciiLowercased);base64," + withoutASCIIWhitespace(base64)
             }
         }
-        if let pref { parameters.append(("PREF", [pref])) }
-        if !typeValues.isEmpty { parameters.append(("TYPE", typeValues.sorted())) }
+        if let pref { parameters.append("PREF=" + pref) }
+        if !typeValues.isEmpty { parameters.append("TYPE=" + typeValues.sorted().joined(separator: ",")) }
         value = normalizedValue(value, kind: kind, name: name)
         if let valueType, kind == .unknown, ["date", "date-time", "date-and-or-time", "timestamp", "time"].contains(valueType) {
             value = DateForms.basic(value, isTime: valueType == "time")
         }
-        let parameterStrings = parameters.map { $0.0 + "=" + $0.1.joined(separator: ",") }.sorted()
+        if parameters.count > 1 { parameters.sort() }
         let group = property.group?.asciiLowercased ?? ""
-        result.append(CanonicalProperty(group: group, name: name, parameters: parameterStrings, value: value))
+        result.append(CanonicalProperty(group: group, name: name, parameters: parameters, value: value))
         if let sortString {
             result.append(CanonicalProperty(group: group, name: "SORT-STRING", parameters: [], value: TextEscaping.escape(sortString)))
         }
