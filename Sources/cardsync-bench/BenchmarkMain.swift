@@ -18,6 +18,7 @@ import VCardXML
 /// cardsync-bench store [--count N]  # the address book through the cardsync binary: import, scan, check, log
 /// cardsync-bench couch [--count N]  # cardsync serve: _bulk_docs and _changes
 /// cardsync-bench diff [--count N]   # cardsync diff and duplicates on generated books
+/// cardsync-bench hash [--count N]   # the content hash of every card of a generated book, one thread
 /// cardsync-bench json [--count N]   # the JSON layer: a _changes feed, journal lines, jCard
 /// cardsync-bench base64 [CORPUS]    # Base64 of the corpus photos: cardsync's and Foundation's
 /// cardsync-bench web [--count N]    # cardsync web: first list page, a search, a save (server time)
@@ -47,6 +48,10 @@ struct BenchmarkMain {
         }
         if arguments.first == "base64" {
             try Base64Benchmark.run(Array(arguments.dropFirst()))
+            return
+        }
+        if arguments.first == "hash" {
+            try HashBenchmark.run(Array(arguments.dropFirst()))
             return
         }
         if arguments.first == "json" {

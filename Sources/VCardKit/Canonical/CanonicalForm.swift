@@ -76,7 +76,8 @@ public enum CanonicalForm {
 
     private static func canonicalize(_ property: VCardProperty, name: String, into result: inout [CanonicalProperty]) {
         let kind = property.traits.kind
-        var parameters: [(String, [String])] = []
+        // `NAME=v1,v2`, sorted at the end.
+        var parameters: [String] = []
         var mediaTypeFromType: String?
         var isBase64 = false
         var label: String?
@@ -115,9 +116,9 @@ public enum CanonicalForm {
                     if kind != .unknown || value == "text" { continue }
                 }
                 if name == "TZ" && (value == "utc-offset" || value == "text") { continue }
-                parameters.append((parameterName, [value == "url" ? "uri" : value]))
+                parameters.append(parameterName + "=" + (value == "url" ? "uri" : value))
             default:
-                parameters.append((parameterName, parameter.values))
+                parameters.append(parameterName + "=" + parameter.joinedValue)
             }
         }
         if name == "EMAIL" { typeValues.removeAll { $0 == "internet" } }
@@ -134,15 +135,15 @@ public enum CanonicalForm {
                 value = "data:\(mediaType.asciiLowercased);base64," + withoutASCIIWhitespace(base64)
             }
         }
-        if let pref { parameters.append(("PREF", [pref])) }
-        if !typeValues.isEmpty { parameters.append(("TYPE", typeValues.sorted())) }
+        if let pref { parameters.append("PREF=" + pref) }
+        if !typeValues.isEmpty { parameters.append("TYPE=" + typeValues.sorted().joined(separator: ",")) }
         value = normalizedValue(value, kind: kind, name: name)
         if let valueType, kind == .unknown, ["date", "date-time", "date-and-or-time", "timestamp", "time"].contains(valueType) {
             value = DateForms.basic(value, isTime: valueType == "time")
         }
-        let parameterStrings = parameters.map { $0.0 + "=" + $0.1.joined(separator: ",") }.sorted()
+        if parameters.count > 1 { parameters.sort() }
         let group = property.group?.asciiLowercased ?? ""
-        result.append(CanonicalProperty(group: group, name: name, parameters: parameterStrings, value: value))
+        result.append(CanonicalProperty(group: group, name: name, parameters: parameters, value: value))
         if let sortString {
             result.append(CanonicalProperty(group: group, name: "SORT-STRING", parameters: [], value: TextEscaping.escape(sortString)))
         }
@@ -158,10 +159,16 @@ public enum CanonicalForm {
     /// testing `Character.isWhitespace` on every character of a photo was most of the time of
     /// hashing a card with one).
     /// Text with other bytes keeps the old rule (any white space character), so hashes stay the same.
+    /// One pass over the bytes decides: ASCII without white space is kept, ASCII with white space
+    /// filtered byte by byte.
     private static func withoutASCIIWhitespace(_ text: some StringProtocol) -> String {
         let utf8 = text.utf8
-        if utf8.contains(where: { $0 >= 0x80 }) { return String(text.filter { !$0.isWhitespace }) }
-        guard utf8.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return String(text) }
+        var hasWhitespace = false
+        for byte in utf8 {
+            if byte >= 0x80 { return String(text.filter { !$0.isWhitespace }) }
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { hasWhitespace = true }
+        }
+        guard hasWhitespace else { return String(text) }
         return String(decoding: utf8.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }, as: UTF8.self)
     }
 
@@ -173,24 +180,34 @@ public enum CanonicalForm {
     }
 
     private static func normalizedValue(_ value: String, kind: PropertyValueKind, name: String) -> String {
-        if name == "XML" { return emptyElementsCollapsed(TextEscaping.escape(TextEscaping.unescape(value))) }
+        // Each text form is `escape(unescape(part))` of its parts, joined again; `reescaped`
+        // does that in one pass (and gives `value` itself when nothing changes).
+        var separators = 0
+        if name == "XML" { return emptyElementsCollapsed(TextEscaping.reescaped(value, separator: 0, separatorCount: &separators)) }
         switch kind {
         case .text, .embeddedCard:
-            return TextEscaping.escape(TextEscaping.unescape(value))
+            return TextEscaping.reescaped(value, separator: 0, separatorCount: &separators)
         case .textList:
-            return TextEscaping.split(value, separator: 0x2C).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ",")
+            return TextEscaping.reescaped(value, separator: 0x2C, separatorCount: &separators)
         case .structured:
             // Missing trailing components mean empty ones: `N:Doe;Jane` is `N:Doe;Jane;;;`.
-            var components = TextEscaping.components(value)
             let expected = name == "N" ? 5 : name == "ADR" ? 7 : name == "GENDER" || name == "CLIENTPIDMAP" ? 2 : 0
-            while components.count < expected { components.append([""]) }
-            return TextEscaping.joinComponents(components)
+            let text = TextEscaping.reescaped(value, separator: 0x3B, secondSeparator: 0x2C, separatorCount: &separators)
+            let present = separators + 1
+            return present >= expected ? text : text + String(repeating: ";", count: expected - present)
         case .structuredText:
-            return TextEscaping.split(value, separator: 0x3B).map { TextEscaping.escape(TextEscaping.unescape($0)) }.joined(separator: ";")
+            return TextEscaping.reescaped(value, separator: 0x3B, separatorCount: &separators)
         case .uri where name == "GEO":
             return VersionConverter.geoURI(fromPair: value) ?? value
         case .uri where name == "TEL":
             let number = value.hasPrefix("tel:") ? String(value.dropFirst(4)) : TextEscaping.unescape(value)
+            // An ASCII number is filtered byte by byte: each ASCII byte is a character of its own
+            // (but CR LF, which is kept either way).
+            if !number.utf8.contains(where: { $0 >= 0x80 }) {
+                func isSeparator(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x2D || byte == 0x2E || byte == 0x28 || byte == 0x29 }
+                guard number.utf8.contains(where: isSeparator) else { return number }
+                return String(decoding: number.utf8.filter { !isSeparator($0) }, as: UTF8.self)
+            }
             return String(number.filter { !($0 == " " || $0 == "-" || $0 == "." || $0 == "(" || $0 == ")") })
         case .uri where name == "TZ":
             return DateForms.basicOffset(value)

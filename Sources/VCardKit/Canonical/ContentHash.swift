@@ -28,22 +28,6 @@ public struct ContentHash: Sendable, Hashable, Comparable, Codable, CustomString
     /// The 32 bytes of the digest, as four big-endian words (cheap to store and compare).
     public let words: (UInt64, UInt64, UInt64, UInt64)
 
-    /// The content hash of `card`.
-    public init(of card: VCard) {
-        self.init(digestOf: Self.canonicalText(of: card))
-    }
-
-    /// The SHA-256 of `text`'s UTF-8 bytes.
-    init(digestOf text: String) {
-        let bytes = Array(text.utf8)
-        let digest = bytes.withUnsafeBytes { SHA256.hash(data: $0) }
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (index, byte) in digest.enumerated() {
-            words[index / 8] = words[index / 8] << 8 | UInt64(byte)
-        }
-        self.words = (words[0], words[1], words[2], words[3])
-    }
-
     /// Reads the 64 lower-case or upper-case hexadecimal digits of ``hexDigits``; `nil` for anything else.
     public init?(hexDigits: some StringProtocol) {
         let utf8 = Array(hexDigits.utf8)
@@ -125,17 +109,7 @@ public struct ContentHash: Sendable, Hashable, Comparable, Codable, CustomString
     /// (their properties without the group label, sorted and joined), so that a group's name does
     /// not matter but membership does.
     public static func canonicalText(of card: VCard) -> String {
-        var properties = CanonicalForm.properties(of: card, excluding: .volatile)
-        relabelGroups(&properties)
-        var text = "cardsync-content-v1\n"
-        for property in properties {
-            let line = property.description
-            text += String(line.utf8.count)
-            text += " "
-            text += line
-            text += "\n"
-        }
-        return text
+        String(decoding: canonicalTextBytes(of: card), as: UTF8.self)
     }
 
     /// Replaces group labels by `g1`, `g2`, … ordered by what each group holds, and re-sorts.

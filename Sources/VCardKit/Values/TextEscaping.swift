@@ -88,6 +88,87 @@ public enum TextEscaping {
         }
     }
 
+    /// The canonical escaping of a value whose parts are separated by unescaped `separator` and
+    /// `secondSeparator` bytes (`;`, `,`, or `0` for none): what splitting at them, unescaping and
+    /// escaping each part, and joining the parts again by the separators as written gives, in one
+    /// pass and without a copy when nothing changes. `separatorCount` counts the unescaped
+    /// `separator`s (the components of a structured value are one more).
+    ///
+    /// ```swift
+    /// TextEscaping.reescaped("a\\:b, c", separator: 0) // "a\\:b\, c"
+    /// ```
+    static func reescaped(_ value: String, separator: UInt8, secondSeparator: UInt8 = 0,
+                          separatorCount: inout Int) -> String {
+        func isSeparator(_ byte: UInt8) -> Bool { byte != 0 && (byte == separator || byte == secondSeparator) }
+        var text = value
+        var count = 0
+        let changed: String? = text.withUTF8 { bytes in
+            var changes = false
+            for byte in bytes {
+                if byte == 0x5C || byte == 0x0A || byte == 0x0D || ((byte == 0x2C || byte == 0x3B) && !isSeparator(byte)) {
+                    changes = true
+                    break
+                }
+                if byte == separator { count += 1 }
+            }
+            guard changes else { return nil }
+            count = 0
+            // Each byte becomes at most two (a lone trailing backslash: one becomes two).
+            return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+                var written = 0
+                var escaping = false
+                var previousWasCR = false
+                for byte in bytes {
+                    let unescaped: UInt8
+                    if escaping {
+                        unescaped = byte == 0x6E || byte == 0x4E ? 0x0A : byte
+                        escaping = false
+                    } else if byte == 0x5C {
+                        escaping = true
+                        continue
+                    } else if isSeparator(byte) {
+                        if byte == separator { count += 1 }
+                        out[written] = byte
+                        written += 1
+                        previousWasCR = false
+                        continue
+                    } else {
+                        unescaped = byte
+                    }
+                    // The part's unescaped byte, escaped as `escape(_:)` does.
+                    switch unescaped {
+                    case 0x5C, 0x2C, 0x3B:
+                        out[written] = 0x5C
+                        out[written + 1] = unescaped
+                        written += 2
+                    case 0x0D:
+                        out[written] = 0x5C
+                        out[written + 1] = 0x6E
+                        written += 2
+                    case 0x0A where !previousWasCR:
+                        out[written] = 0x5C
+                        out[written + 1] = 0x6E
+                        written += 2
+                    case 0x0A:
+                        break
+                    default:
+                        out[written] = unescaped
+                        written += 1
+                    }
+                    previousWasCR = unescaped == 0x0D
+                }
+                if escaping {
+                    out[written] = 0x5C
+                    out[written + 1] = 0x5C
+                    written += 2
+                }
+                return written
+            }
+        }
+        separatorCount = count
+        return changed ?? value
+    }
+
     /// Joins components into a structured value, escaping each item.
     public static func joinComponents(_ components: [[String]]) -> String {
         components.map { $0.map(escape).joined(separator: ",") }.joined(separator: ";")
