@@ -159,8 +159,7 @@ public enum CanonicalForm {
     /// testing `Character.isWhitespace` on every character of a photo was most of the time of
     /// hashing a card with one).
     /// Text with other bytes keeps the old rule (any white space character), so hashes stay the same.
-    /// One pass over the bytes decides: ASCII without white space is kept, ASCII with white space
-    /// filtered byte by byte.
+    /// One pass over the bytes decides which of the three cases applies.
     private static func withoutASCIIWhitespace(_ text: some StringProtocol) -> String {
         let utf8 = text.utf8
         var hasWhitespace = false

@@ -95,7 +95,8 @@ public enum TextEscaping {
     /// `separator`s (the components of a structured value are one more).
     ///
     /// ```swift
-    /// TextEscaping.reescaped("a\\:b, c", separator: 0) // "a\\:b\, c"
+    /// var count = 0
+    /// TextEscaping.reescaped("a\\:b, c", separator: 0, separatorCount: &count) // "a:b\\, c"
     /// ```
     static func reescaped(_ value: String, separator: UInt8, secondSeparator: UInt8 = 0,
                           separatorCount: inout Int) -> String {
