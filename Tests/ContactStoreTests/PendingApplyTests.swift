@@ -50,4 +50,24 @@ import VCardKit
         #expect(try journalLines(book).count == lines.count)
         #expect(!FileManager.default.fileExists(atPath: book.appendingPathComponent(Self.pendingName).path))
     }
+
+    /// A pulled contact whose natural file name is taken by a file the book cannot read (so does
+    /// not track) goes to a fresh name; the unreadable file is left exactly as it was, and the
+    /// journal names the file the card is really in.
+    @Test func aPulledContactNeverOverwritesAFileTheBookCannotRead() async throws {
+        let book = try makeBook("pull-name-taken")
+        try book.write("notes, not a vCard\n", to: "bea.vcf")
+        let bytes = Array(cardText(uid: "bea", name: "Bea Pulled").utf8)
+        let card = try #require(try VCardReader.read(bytes).cards.first)
+        try await AddressBook.withOpen(at: book) { opened in
+            _ = try await opened.applyRemote([.version(RemoteVersion(uid: "bea", bytes: bytes, hash: ContentHash(of: card), name: "Bea Pulled",
+                                                                      isGeneratedUID: false, revision: "1-a"))], remote: "test")
+        }
+        #expect(try book.read("bea.vcf") == "notes, not a vCard\n", "the file the book cannot read is untouched")
+        let written = try #require(book.contactFiles.first { $0 != "bea.vcf" })
+        #expect(try book.read(written).contains("FN:Bea Pulled"))
+        let added = try #require(try journalLines(book).first { $0.contains("\"op\":\"add\"") && $0.contains("\"uid\":\"bea\"") })
+        #expect(added.contains("\"file\":\"\(written)\""), "the journal names the file the card is in")
+        #expect(!FileManager.default.fileExists(atPath: book.appendingPathComponent(Self.pendingName).path))
+    }
 }

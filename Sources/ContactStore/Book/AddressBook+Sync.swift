@@ -268,7 +268,7 @@ extension AddressBook {
                             continue
                         }
                         rewrites.append((existing.file, remaining))
-                        file = freshFileName(for: version.uid, taken: takenFiles)
+                        file = freshFileName(for: version.uid, taken: takenFiles, checkingFolder: false)
                         previousFile = existing.file
                         writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: false))
                     } else {
@@ -276,7 +276,9 @@ extension AddressBook {
                         writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: true))
                     }
                 } else {
-                    file = freshFileName(for: version.uid, taken: takenFiles)
+                    // No stat per name: the move into place (`link`) never replaces a file the
+                    // index does not know, and takes a fresh name then.
+                    file = freshFileName(for: version.uid, taken: takenFiles, checkingFolder: false)
                     writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: false))
                 }
                 takenFiles.insert(file)
