@@ -56,7 +56,7 @@ import TestSupport
         let size = 100 * 1024 * 1024
         let source = folder.appendingPathComponent("payload.bin")
         let sink = folder.appendingPathComponent("received.bin")
-        var generator = SeededBytes(seed: 16)
+        var generator = SeededGenerator(seed: 16)
         #expect(FileManager.default.createFile(atPath: source.path, contents: nil))
         let handle = try FileHandle(forWritingTo: source)
         for _ in 0..<(size / (1 << 20)) {
@@ -152,27 +152,12 @@ import TestSupport
 
     /// Bytes that differ from one document to the next: a seeded 4 KiB block, repeated.
     static func content(for id: String, size: Int) -> [UInt8] {
-        var generator = SeededBytes(seed: id.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 })
+        var generator = SeededGenerator(seed: id.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 })
         let words = (0..<512).map { _ in generator.next() }
         let block = words.withUnsafeBytes { Array($0) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
         while bytes.count < size { bytes.append(contentsOf: block.prefix(size - bytes.count)) }
         return bytes
-    }
-}
-
-/// A small seeded generator (SplitMix64) for test payloads.
-struct SeededBytes {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -21,7 +21,7 @@ import Glibc
         try AddressBook.create(at: a)
         try fill(a, count: 400)
         let seed = ProcessInfo.processInfo.environment["CARDSYNC_KILL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        var generator = SplitMix(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         var killed = 0
         // A run that finished before its kill halves the window the kill is drawn from, so that
         // a fast machine is still cut short in most runs.
@@ -74,7 +74,7 @@ import Glibc
         #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
         #expect(try CLIRunner.run(["sync", b.path, "--remote", remoteURL]).status == 0)
         let seed = ProcessInfo.processInfo.environment["CARDSYNC_KILL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        var generator = SplitMix(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         var killed = 0
         var killedWhilePulling = 0
         var rounds = 0
@@ -344,18 +344,5 @@ extension Process {
         process.standardError = FileHandle.nullDevice
         try process.run()
         return process
-    }
-}
-
-/// A small seeded generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
     }
 }

@@ -129,7 +129,7 @@ extension InterruptionTests {
         try fill(a, count: 400)
         #expect(try CLIRunner.run(["sync", a.path, "--remote", remoteURL]).status == 0)
         let seed = ProcessInfo.processInfo.environment["CARDSYNC_KILL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
-        var generator = SplitMix(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         let expected = try await liveHashes(a)
         let serverCards = try a.contents().values.sorted()
         var killedWhilePulling = 0
