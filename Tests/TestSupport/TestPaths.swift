@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// Where the repository, its samples and the shared test data are, for tests.
 public enum TestPaths {
@@ -30,10 +31,39 @@ public enum TestPaths {
     }
 
     /// A new, empty temporary directory for one test.
+    ///
+    /// Every directory made here is removed when the test process exits normally, so a run of the
+    /// suite leaves nothing behind in the temporary folder (some tests write books of thousands of
+    /// contacts). Set `CARDSYNC_KEEP_TEST_FILES=1` to keep them for a look after a failure.
     public static func makeTemporaryDirectory(_ label: String = "test") throws -> URL {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("cardsync-\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        TemporaryDirectories.shared.register(url)
         return url
+    }
+}
+
+/// The temporary directories this test process made, removed at its exit.
+private final class TemporaryDirectories: Sendable {
+    static let shared = TemporaryDirectories()
+
+    private let made = Mutex<[URL]>([])
+
+    private init() {
+        guard ProcessInfo.processInfo.environment["CARDSYNC_KEEP_TEST_FILES"] == nil else { return }
+        atexit { TemporaryDirectories.shared.removeAll() }
+    }
+
+    func register(_ url: URL) {
+        made.withLock { $0.append(url) }
+    }
+
+    private func removeAll() {
+        let urls = made.withLock { made -> [URL] in
+            defer { made.removeAll() }
+            return made
+        }
+        for url in urls { try? FileManager.default.removeItem(at: url) }
     }
 }
