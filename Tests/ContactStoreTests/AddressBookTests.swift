@@ -37,6 +37,22 @@ struct AddressBookTests {
         #expect(report.count(.update) == 1)
     }
 
+    @Test func addMissingUIDsAlsoWritesIntoFilesThatDidNotChange() async throws {
+        let book = try makeBook()
+        try book.write(cardText(uid: nil, name: "No Uid"), to: "x.vcf")
+        // Past the 100 ms in which a file's stamp is not kept: the first scan keeps it, so the
+        // next one finds the file unchanged and reads nothing.
+        try await Task.sleep(for: .milliseconds(250))
+        let uid = try await AddressBook.withOpen(at: book) { book in await book.liveRecords()[0].uid }
+        let unchanged = try await AddressBook.withOpen(at: book) { book in await book.openingScan! }
+        #expect(unchanged.filesRead == 0)
+        let report = try await AddressBook.withOpen(at: book, options: .init(addsMissingUIDs: true)) { book in await book.openingScan! }
+        #expect(report.filesGivenUIDs == ["x.vcf"])
+        #expect(try book.read("x.vcf").contains("UID:\(uid)\r\nEND:VCARD"))
+        let records = try await AddressBook.withOpen(at: book) { book in await book.liveRecords() }
+        #expect(records.map(\.uid) == [uid] && records[0].isGeneratedUID == false)
+    }
+
     @Test func addMissingUIDsWritesTheGeneratedUID() async throws {
         let book = try makeBook()
         try book.write(cardText(uid: nil, name: "No Uid"), to: "x.vcf")

@@ -33,6 +33,12 @@ import TestSupport
         timeline.move(to: Self.start + Self.minute)
         try await sync(b, remote, clock: timeline.clock(skew: Self.skewB))
         timeline.move(to: Self.start + Self.hour)
+        // A file of A rewritten as it was: the scan of this sync reads it (finding nothing new)
+        // and so records its time, which bounds how early A's next outside edit can be dated.
+        // (Whether a scan finding every stamp unchanged is recorded depended on how fast the
+        // first sync ran: stamps within 100 ms of a scan are not kept.)
+        let touched = try #require(try FileManager.default.contentsOfDirectory(atPath: a.path).sorted().first { $0.hasSuffix(".vcf") })
+        try Data(contentsOf: a.appendingPathComponent(touched)).write(to: a.appendingPathComponent(touched))
         try await sync(a, remote, clock: timeline.clock(skew: Self.skewA))
         return (a, b)
     }

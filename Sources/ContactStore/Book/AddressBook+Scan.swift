@@ -124,18 +124,18 @@ extension AddressBook {
     }
 
     /// ``scan(addingMissingUIDs:progress:)`` over `listing` when the folder was just listed (when opening).
-    func scan(addingMissingUIDs: Bool, listing: (names: [String], undecodable: [String])?,
+    func scan(addingMissingUIDs: Bool, listing: FolderListing?,
               progress: (@Sendable (BookProgress) -> Void)?) async throws(ContactStoreError) -> ScanReport {
         var report = ScanReport()
-        let listing = if let listing { listing } else { try POSIX.listDirectory(directory) }
+        let listing = if let listing { listing } else { try FolderListing.read(directory, stamping: false) }
         for name in listing.undecodable where name.lowercased().hasSuffix(".vcf") {
             report.problems.append(StoreProblem(code: "undecodable-name", file: name,
                                                 message: "the file name is not UTF-8; rename the file to read it"))
         }
         // While the index is not loaded the summary is current, and its stamps are the index's:
         // one parallel pass stats every file and compares it with the summary.
-        let comparison = isIndexLoaded ? nil : compareWithSummary(listing.names)
-        if let comparison, comparison.changed.isEmpty, comparison.liveSeen == summary.liveFileCount {
+        let comparison = isIndexLoaded ? nil : compareWithSummary(listing)
+        if let comparison, comparison.changed.isEmpty, comparison.liveSeen == summary.liveFileCount, !addingMissingUIDs {
             // Every file as the summary knows it, none gone: nothing to read or record.
             report.filesSeen = comparison.seen.count
             return report
@@ -164,6 +164,17 @@ extension AddressBook {
             }
             report.filesSeen = present.count
             goneFiles = index.uidsByFile.keys.filter { !present.contains($0) }
+        }
+        if addingMissingUIDs {
+            // Files whose contacts have generated UIDs are read even when unchanged: they are
+            // the files to write those UIDs into.
+            var reading = Set(toRead)
+            let gone = Set(goneFiles)
+            for (file, uids) in index.uidsByFile where !reading.contains(file) && !gone.contains(file)
+                && uids.contains(where: { index.live($0)?.isGeneratedUID == true }) {
+                reading.insert(file)
+            }
+            toRead = Array(reading)
         }
         toRead.sort()
         var pool: Set<String> = []
@@ -303,31 +314,30 @@ extension AddressBook {
         return report
     }
 
-    /// The contact files of `names` as one stat of each (on every core) finds them, against the
+    /// The contact files of `listing` as one stat of each (on every core) finds them, against the
     /// summary: those seen, how many of them the summary counts as holding live contacts, and
-    /// those whose stamp is not the summary's (new, or changed since they were last read).
+    /// those whose stamp is not the summary's (new, or changed since they were last read). The
+    /// stamps the listing carries are used when it has them (taken when the book was opened).
     /// `nil` when the folder cannot be opened.
-    private func compareWithSummary(_ names: [String]) -> SummaryComparison? {
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directoryDescriptor >= 0 else { return nil }
-        defer { POSIX.closeFile(directoryDescriptor) }
+    private func compareWithSummary(_ listing: FolderListing) -> SummaryComparison? {
+        guard let stamped = listing.stamped
+                ?? FolderListing.stamp(listing.names.filter(SafeFileName.isContactFile), in: directory) else { return nil }
         let files = summary.files
-        let contactFiles = names.filter(SafeFileName.isContactFile)
-        let parts = stride(from: 0, to: contactFiles.count, by: 4096).map { Array(contactFiles[$0..<min($0 + 4096, contactFiles.count)]) }
+        let parts = stride(from: 0, to: stamped.count, by: 8192).map { stamped[$0..<min($0 + 8192, stamped.count)] }
         let results = Parallel.map(parts, minimumPerWorker: 1) { part -> SummaryComparison in
             var result = SummaryComparison()
             result.seen.reserveCapacity(part.count)
-            for name in part {
-                guard let stamp = POSIX.stamp(in: directoryDescriptor, name: name) else { continue }
-                result.seen.append(name)
-                let tracked = files[name]
+            for file in part {
+                guard let stamp = file.stamp else { continue }
+                result.seen.append(file.name)
+                let tracked = files[file.name]
                 if tracked?.isLive == true { result.liveSeen += 1 }
-                if tracked?.stamp != stamp { result.changed.append(name) }
+                if tracked?.stamp != stamp { result.changed.append(file.name) }
             }
             return result
         }
         var total = SummaryComparison()
-        total.seen.reserveCapacity(contactFiles.count)
+        total.seen.reserveCapacity(stamped.count)
         for result in results {
             total.seen.append(contentsOf: result.seen)
             total.liveSeen += result.liveSeen

@@ -429,6 +429,8 @@ extension AddressBook {
     func finishInterruptedApply() async throws(ContactStoreError) -> Int {
         let path = metaDirectory + "/" + Self.pendingApplyName
         guard POSIX.exists(path) else { return 0 }
+        // Finishing the apply writes and stamps files: the stamps taken when opening may not hold.
+        openingListing?.stamped = nil
         var events: [JournalEvent] = []
         if let (bytes, _) = try? POSIX.readFile(path), bytes.last == 0x0A {
             for line in bytes.split(separator: 0x0A) {

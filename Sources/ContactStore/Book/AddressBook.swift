@@ -99,8 +99,9 @@ public actor AddressBook {
     }
     /// Whether the whole index is loaded (otherwise ``summary`` is current).
     var isIndexLoaded: Bool { loadedIndex != nil }
-    /// The folder's listing made when opening, for the opening scan (one directory walk a run).
-    var openingListing: (names: [String], undecodable: [String])?
+    /// The folder's listing made when opening, for the opening scan (one directory walk a run),
+    /// with a stat of each contact file when the book was opened to scan.
+    var openingListing: FolderListing?
     let logger: Logger
     private let lockDescriptor: Int32
     var indexChanged: Bool
@@ -213,6 +214,10 @@ public actor AddressBook {
         self.lockDescriptor = try Self.lock(meta + "/" + Self.lockName, timeout: options.lockTimeout, directory: directory)
         var notes: [String] = []
         let journalPath = meta + "/" + Self.journalName
+        // The folder is walked (and, to scan, each contact file stamped) on other cores while
+        // the index is opened here: the two are independent, and each is a large part of a run
+        // that finds nothing to do.
+        async let listed = Self.listFolder(directory, stamping: options.scans)
         do {
             if let note = try Self.setAsideTornTail(journalPath) { notes.append(note) }
             let opened = try Self.openIndex(journalPath: journalPath, snapshotPath: meta + "/" + Self.snapshotName,
@@ -239,7 +244,7 @@ public actor AddressBook {
             let clock = options.clock
             self.journal = try Journal(path: journalPath, lastSequence: summary.lastSequence, lineCount: summary.journalLines,
                                        now: { clock.now() })
-            let listing = try? POSIX.listDirectory(directory)
+            let listing = await listed
             notes.append(contentsOf: Self.removeTemporaryFiles(listing?.names ?? [], in: directory))
             self.openingListing = options.scans ? listing : nil
         } catch {
@@ -508,6 +513,11 @@ public actor AddressBook {
     }
 
     /// Removes temporary files left by an interrupted write (the lock guarantees no one is writing them).
+    /// The folder's listing (see ``FolderListing``), or `nil` when it cannot be listed.
+    private static func listFolder(_ directory: String, stamping: Bool) async -> FolderListing? {
+        try? FolderListing.read(directory, stamping: stamping)
+    }
+
     private static func removeTemporaryFiles(_ names: [String], in directory: String) -> [String] {
         var removed = 0
         for name in names where name.hasPrefix(".") && name.hasSuffix(POSIX.temporarySuffix) {

@@ -58,7 +58,9 @@ enum POSIX {
     /// `nil` when it is missing or not a regular file.
     static func stamp(in directory: Int32, name: String) -> FileStamp? {
         var info = stat()
-        guard fstatat(directory, name, &info, 0) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        // withCString hands over a native string's own bytes; passing the String converts it
+        // into a new array on every call (a few percent of a scan of 100k files).
+        guard name.withCString({ fstatat(directory, $0, &info, 0) }) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return stamp(of: info)
     }
 
