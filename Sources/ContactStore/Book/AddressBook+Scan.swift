@@ -137,7 +137,7 @@ extension AddressBook {
         let comparison = isIndexLoaded ? nil : compareWithSummary(listing)
         if let comparison, comparison.changed.isEmpty, comparison.liveSeen == summary.liveFileCount, !addingMissingUIDs {
             // Every file as the summary knows it, none gone: nothing to read or record.
-            report.filesSeen = comparison.seen.count
+            report.filesSeen = comparison.seenCount
             return report
         }
         let now = POSIX.now()
@@ -147,12 +147,12 @@ extension AddressBook {
         let goneFiles: [String]
         if let comparison {
             toRead = comparison.changed
-            report.filesSeen = comparison.seen.count
+            report.filesSeen = comparison.seenCount
             // Every file with live contacts was seen when as many were seen as the summary counts.
             if comparison.liveSeen == summary.liveFileCount {
                 goneFiles = []
             } else {
-                let present = Set(comparison.seen)
+                let present = comparison.seen
                 goneFiles = index.uidsByFile.keys.filter { !present.contains($0) }
             }
         } else {
@@ -323,23 +323,23 @@ extension AddressBook {
         guard let stamped = listing.stamped
                 ?? FolderListing.stamp(listing.names.filter(SafeFileName.isContactFile), in: directory) else { return nil }
         let files = summary.files
-        let parts = stride(from: 0, to: stamped.count, by: 8192).map { stamped[$0..<min($0 + 8192, stamped.count)] }
-        let results = Parallel.map(parts, minimumPerWorker: 1) { part -> SummaryComparison in
-            var result = SummaryComparison()
-            result.seen.reserveCapacity(part.count)
-            for file in part {
-                guard let stamp = file.stamp else { continue }
-                result.seen.append(file.name)
-                let tracked = files[file.name]
+        let parts = stride(from: 0, to: stamped.count, by: 8192).map { $0..<min($0 + 8192, stamped.count) }
+        // Only counts and the changed names are collected here: the names of the files seen are
+        // taken from `stamped` when they are needed (a file gone), not copied for every file.
+        let results = Parallel.map(parts, minimumPerWorker: 1) { range -> SummaryComparison in
+            var result = SummaryComparison(stamped: stamped)
+            for position in range {
+                guard let stamp = stamped[position].stamp else { continue }
+                result.seenCount += 1
+                let tracked = files[stamped[position].name]
                 if tracked?.isLive == true { result.liveSeen += 1 }
-                if tracked?.stamp != stamp { result.changed.append(file.name) }
+                if tracked?.stamp != stamp { result.changed.append(stamped[position].name) }
             }
             return result
         }
-        var total = SummaryComparison()
-        total.seen.reserveCapacity(stamped.count)
+        var total = SummaryComparison(stamped: stamped)
         for result in results {
-            total.seen.append(contentsOf: result.seen)
+            total.seenCount += result.seenCount
             total.liveSeen += result.liveSeen
             total.changed.append(contentsOf: result.changed)
         }
@@ -348,9 +348,16 @@ extension AddressBook {
 
     /// What ``compareWithSummary(_:)`` found.
     private struct SummaryComparison: Sendable {
-        var seen: [String] = []
+        /// The contact files stamped, with `nil` for those gone or not regular files.
+        let stamped: [FolderListing.StampedFile]
+        var seenCount = 0
         var liveSeen = 0
         var changed: [String] = []
+
+        init(stamped: [FolderListing.StampedFile]) { self.stamped = stamped }
+
+        /// The names of the files seen.
+        var seen: Set<String> { Set(stamped.lazy.filter { $0.stamp != nil }.map(\.name)) }
     }
 
     /// The card's bytes with a `UID` line before its `END:VCARD` line, in the card's own line ends.

@@ -266,8 +266,9 @@ enum POSIX {
             // the whole `d_name` array read past the end of readdir's buffer (AddressSanitizer).
             let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
             let length = strlen(start.assumingMemoryBound(to: CChar.self))
-            let name = Array(UnsafeRawBufferPointer(start: start, count: length))
-            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            let name = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: length)
+            if name.first == 0x2E && (length == 1 || (length == 2 && name[1] == 0x2E)) { continue }
+            // The String is made from the bytes in place (no array per name first).
             if let text = String(validating: name, as: UTF8.self) {
                 names.append(text)
             } else {
