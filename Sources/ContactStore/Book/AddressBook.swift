@@ -512,12 +512,12 @@ public actor AddressBook {
         return event.sequence == lastSequence
     }
 
-    /// Removes temporary files left by an interrupted write (the lock guarantees no one is writing them).
     /// The folder's listing (see ``FolderListing``), or `nil` when it cannot be listed.
     private static func listFolder(_ directory: String, stamping: Bool) async -> FolderListing? {
         try? FolderListing.read(directory, stamping: stamping)
     }
 
+    /// Removes temporary files left by an interrupted write (the lock guarantees no one is writing them).
     private static func removeTemporaryFiles(_ names: [String], in directory: String) -> [String] {
         var removed = 0
         for name in names where name.hasPrefix(".") && name.hasSuffix(POSIX.temporarySuffix) {
