@@ -167,7 +167,7 @@ def main():
         field(driver, "New email").send_keys("countess@example.org")
         driver.save_screenshot(os.path.join(options.screenshots, "edit.png"))
         button(driver, "Save").click()
-        check("Saved" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "saving says so")
+        check(settled(lambda: "Saved" in status_text(driver), seconds=60), "saving says so")
         removed, added = line_changes(original, card_path)
         check(removed == [b"item1.TEL;type=pref:+44 20 7946 0000", b"REV:2024-01-01T00:00:00Z"],
               f"only the phone and REV lines left the file: {removed}")
@@ -181,7 +181,7 @@ def main():
         check("countess@example.org" in driver.find_element(By.TAG_NAME, "main").text, "the history shows the property-level change")
         button(driver, "Restore this version").click()
         # The file is read once the answer (the contact page saying so) is there.
-        check("restored" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "restoring says so")
+        check(settled(lambda: "restored" in status_text(driver), seconds=60), "restoring says so")
         check(open(card_path, "rb").read() == original, "restore brought back the first version byte for byte")
 
         # A stale save is refused.
@@ -206,7 +206,7 @@ def main():
         check(open(card_path, "rb").read() == outside, "Add another phone saves nothing yet")
         field(driver, "New phone 2").send_keys("+1 555 0199")
         button(driver, "Save").click()
-        check("Saved" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "saving two phones says so")
+        check(settled(lambda: "Saved" in status_text(driver), seconds=60), "saving two phones says so")
         removed, added = line_changes(outside, card_path)
         check(removed == [b"REV:2024-01-01T00:00:00Z"], f"only REV left the file: {removed}")
         check(sorted(line for line in added if not line.startswith(b"REV:")) == [b"TEL:+1 555 0100", b"TEL:+1 555 0199"],
@@ -225,12 +225,18 @@ def main():
         driver.get(base + "/exchange")
         field(driver, "File to import").send_keys(export_path)
         button(driver, "Import").click()
-        message = driver.find_element(By.CSS_SELECTOR, "[role=status],[role=alert]").text
+        # The answer replaces the page: its message is polled for (status_text reads "" while
+        # the page changes) instead of read from whatever page is there at once.
+        settled(lambda: "Imported" in status_text(driver), seconds=60)
+        message = status_text(driver)
         check(f"Imported 0 contacts" in message and f"{exported_count} duplicates skipped" in message,
-              f"importing the export adds nothing and reports the duplicates: {message.splitlines()[0]!r}")
+              f"importing the export adds nothing and reports the duplicates: {(message.splitlines() or [''])[0]!r}")
         field(driver, "File to import").send_keys(new_cards)
         button(driver, "Import").click()
-        message = driver.find_element(By.CSS_SELECTOR, "[role=status],[role=alert]").text
+        # The previous import's message stays on screen until the answer replaces the page (a
+        # stale element when read at once): wait for the new message.
+        settled(lambda: "Imported 1 contact" in status_text(driver), seconds=60)
+        message = status_text(driver)
         check("Imported 1 contact" in message, f"a new card is imported: {message!r}")
         driver.get(base + "/?q=grace+hopper")
         check(len(driver.find_elements(By.LINK_TEXT, "Grace Hopper")) == 1, "the imported contact is in the list")
@@ -266,7 +272,7 @@ def main():
                 label.click()
                 break
         button(driver, "Merge").click()
-        check("Merged" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "merge says so")
+        check(settled(lambda: "Merged" in status_text(driver), seconds=60), "merge says so")
         if chosen is not None:
             kept = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)["uid"][0]
             def has_chosen_value():
@@ -300,7 +306,7 @@ def main():
         if title_choice is not None:
             title_choice.click()
         button(driver, "Merge").click()
-        check("Merged" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text, "the merge with a chosen title says so")
+        check(settled(lambda: "Merged" in status_text(driver), seconds=60), "the merge with a chosen title says so")
         merged = open(card_path, "rb").read().split(b"\r\n")
         check(b"TITLE:Countess" in merged and b"TITLE:Mathematician" not in merged, "the merged file has the title chosen")
         button(driver, "Undo merge").click()
