@@ -326,35 +326,28 @@ extension AddressBook {
         let parts = stride(from: 0, to: stamped.count, by: 8192).map { $0..<min($0 + 8192, stamped.count) }
         // Only counts and the changed names are collected here: the names of the files seen are
         // taken from `stamped` when they are needed (a file gone), not copied for every file.
-        let results = Parallel.map(parts, minimumPerWorker: 1) { range -> SummaryComparison in
-            var result = SummaryComparison(stamped: stamped)
+        let tallies = Parallel.map(parts, minimumPerWorker: 1) { range -> (seen: Int, live: Int, changed: [String]) in
+            var tally = (seen: 0, live: 0, changed: [String]())
             for position in range {
                 guard let stamp = stamped[position].stamp else { continue }
-                result.seenCount += 1
+                tally.seen += 1
                 let tracked = files[stamped[position].name]
-                if tracked?.isLive == true { result.liveSeen += 1 }
-                if tracked?.stamp != stamp { result.changed.append(stamped[position].name) }
+                if tracked?.isLive == true { tally.live += 1 }
+                if tracked?.stamp != stamp { tally.changed.append(stamped[position].name) }
             }
-            return result
+            return tally
         }
-        var total = SummaryComparison(stamped: stamped)
-        for result in results {
-            total.seenCount += result.seenCount
-            total.liveSeen += result.liveSeen
-            total.changed.append(contentsOf: result.changed)
-        }
-        return total
+        return SummaryComparison(stamped: stamped, seenCount: tallies.reduce(0) { $0 + $1.seen },
+                                 liveSeen: tallies.reduce(0) { $0 + $1.live }, changed: tallies.flatMap(\.changed))
     }
 
     /// What ``compareWithSummary(_:)`` found.
     private struct SummaryComparison: Sendable {
         /// The contact files stamped, with `nil` for those gone or not regular files.
         let stamped: [FolderListing.StampedFile]
-        var seenCount = 0
-        var liveSeen = 0
-        var changed: [String] = []
-
-        init(stamped: [FolderListing.StampedFile]) { self.stamped = stamped }
+        let seenCount: Int
+        let liveSeen: Int
+        let changed: [String]
 
         /// The names of the files seen.
         var seen: Set<String> { Set(stamped.lazy.filter { $0.stamp != nil }.map(\.name)) }

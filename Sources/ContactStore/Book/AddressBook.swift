@@ -217,7 +217,7 @@ public actor AddressBook {
         // The folder is walked (and, to scan, each contact file stamped) on other cores while
         // the index is opened here: the two are independent, and each is a large part of a run
         // that finds nothing to do.
-        async let listed = Self.listFolder(directory, stamping: options.scans)
+        async let listed = try? FolderListing.read(directory, stamping: options.scans)
         do {
             if let note = try Self.setAsideTornTail(journalPath) { notes.append(note) }
             let opened = try Self.openIndex(journalPath: journalPath, snapshotPath: meta + "/" + Self.snapshotName,
@@ -510,11 +510,6 @@ public actor AddressBook {
               let event = try? JournalLine.decode(last.bytes, includingCard: false)
         else { return false }
         return event.sequence == lastSequence
-    }
-
-    /// The folder's listing (see ``FolderListing``), or `nil` when it cannot be listed.
-    private static func listFolder(_ directory: String, stamping: Bool) async -> FolderListing? {
-        try? FolderListing.read(directory, stamping: stamping)
     }
 
     /// Removes temporary files left by an interrupted write (the lock guarantees no one is writing them).
