@@ -40,7 +40,7 @@ struct DeferredIndex: Sendable {
             }
             guard index.liveCount == covered.liveCount, index.lastSequence == covered.lastSequence else { return nil }
             index.stamps.removeAll(keepingCapacity: true)
-            for (file, tracked) in covered.files { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
+            for (file, tracked) in covered.files.namedEntries { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
             index.lastScan = covered.lastScan
         }
         for (event, offset) in tail { index.apply(event, offset: offset) }

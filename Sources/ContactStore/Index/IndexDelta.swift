@@ -45,14 +45,18 @@ struct IndexDelta: Sendable, Equatable {
             }
             removedFiles = candidates.filter { base.files[$0] != nil && current.files[$0] == nil }.sorted()
         } else {
-            summary.files = current.files.filter { base.files[$0.key] != $0.value }
-            removedFiles = base.files.keys.filter { current.files[$0] == nil }.sorted()
+            summary.files = current.files.filter { name, file in base.files[bytes: name] != file }
+            var removed: [String] = []
+            base.files.forEachEntry { name, _ in
+                if current.files[bytes: name] == nil { removed.append(String(decoding: name, as: UTF8.self)) }
+            }
+            removedFiles = removed.sorted()
         }
         self.summary = summary
     }
 
     /// The names of the files the delta holds an entry for or removes.
-    var fileNames: Set<String> { Set(summary.files.keys).union(removedFiles) }
+    var fileNames: Set<String> { Set(summary.files.names).union(removedFiles) }
 
     /// The number of file entries the delta holds (changed and removed).
     var fileCount: Int { summary.files.count + removedFiles.count }
@@ -65,8 +69,8 @@ struct IndexDelta: Sendable, Equatable {
         for file in removedFiles {
             if let old = files.removeValue(forKey: file), old.isLive { liveFileCount -= 1 }
         }
-        for (file, tracked) in summary.files {
-            if let old = files.updateValue(tracked, forKey: file), old.isLive { liveFileCount -= 1 }
+        summary.files.forEachEntry { file, tracked in
+            if let old = files.update(bytes: file, to: tracked), old.isLive { liveFileCount -= 1 }
             if tracked.isLive { liveFileCount += 1 }
         }
         result.files = files

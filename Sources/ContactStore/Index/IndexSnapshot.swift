@@ -110,8 +110,9 @@ enum IndexSnapshot {
             for uid in tally.unsynced { out.string(uid) }
         }
         out.int(Int64(summary.files.count))
-        for (file, tracked) in summary.files {
-            out.string(file)
+        summary.files.forEachEntry { file, tracked in
+            out.int(Int64(file.count))
+            out.bytes.append(contentsOf: file)
             out.bytes.append((tracked.isLive ? 1 : 0) | (tracked.stamp == nil ? 0 : 2))
             if let stamp = tracked.stamp {
                 out.int(stamp.size)
@@ -188,13 +189,15 @@ enum IndexSnapshot {
         guard let fileCount = input.int(), fileCount >= 0 else { return nil }
         summary.files.reserveCapacity(Int(min(fileCount, 1 << 24)))
         for _ in 0..<fileCount {
-            guard let file = input.string(), let flags = input.byte() else { return nil }
+            // The name's bytes go into the table as they stand (no String per file).
+            guard let file = input.stringRange(), let flags = input.byte() else { return nil }
             var tracked = IndexSummary.TrackedFile(stamp: nil, isLive: flags & 1 != 0)
             if flags & 2 != 0 {
                 guard let size = input.int(), let modified = input.int(), let changed = input.int(), let inode = input.int() else { return nil }
                 tracked.stamp = FileStamp(size: size, modified: modified, changed: changed, inode: UInt64(bitPattern: inode))
             }
-            summary.files[file] = tracked
+            let replaced = input.bytes.withUnsafeBufferPointer { summary.files.update(bytes: UnsafeBufferPointer(rebasing: $0[file]), to: tracked) }
+            if replaced?.isLive == true { summary.liveFileCount -= 1 }
             if tracked.isLive { summary.liveFileCount += 1 }
         }
         return summary
@@ -284,7 +287,7 @@ enum IndexSnapshot {
         index.checkpoints = summary.checkpoints
         index.checkpointTimes = summary.checkpointTimes
         index.stamps.reserveCapacity(summary.files.count)
-        for (file, tracked) in summary.files { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
+        for (file, tracked) in summary.files.namedEntries { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
         guard index.liveCount == summary.liveCount else { return nil }
         return index
     }
@@ -459,9 +462,9 @@ private struct ByteReader {
     var position: Int
 
     mutating func int() -> Int64? {
-        guard position + 8 <= bytes.count else { return nil }
-        var value: UInt64 = 0
-        for offset in (0..<8).reversed() { value = value << 8 | UInt64(bytes[position + offset]) }
+        guard position >= 0, position + 8 <= bytes.count else { return nil }
+        // Little-endian, as ByteWriter wrote it; one unaligned load instead of eight byte reads.
+        let value = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
         position += 8
         return Int64(bitPattern: value)
     }
@@ -473,9 +476,16 @@ private struct ByteReader {
     }
 
     mutating func string() -> String? {
-        guard let length = int(), length >= 0, position + Int(length) <= bytes.count else { return nil }
+        guard let length = int(), length >= 0, length <= bytes.count - position else { return nil }
         defer { position += Int(length) }
         return String(decoding: bytes[position..<(position + Int(length))], as: UTF8.self)
+    }
+
+    /// Where the next length-prefixed string's bytes are, skipping them.
+    mutating func stringRange() -> Range<Int>? {
+        guard let length = int(), length >= 0, length <= bytes.count - position else { return nil }
+        defer { position += Int(length) }
+        return position..<(position + Int(length))
     }
 
     mutating func hash() -> ContentHash? {

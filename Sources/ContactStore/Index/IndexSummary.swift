@@ -31,7 +31,7 @@ struct IndexSummary: Sendable, Equatable {
     /// For each remote with sync state or a checkpoint.
     var remotes: [String: RemoteTally] = [:]
     /// Every file with live contacts or a stamp, by name.
-    var files: [String: TrackedFile] = [:]
+    var files = FileTable()
     /// The number of ``files`` with live contacts (set with them).
     var liveFileCount = 0
 
