@@ -92,7 +92,9 @@ extension AddressBook {
             let results = Parallel.map(groups) { Self.summaries(directory: directory, file: $0.0, records: $0.1) }
             for result in results { summaries.append(contentsOf: result) }
         }
-        return summaries.sorted { ($0.name.lowercased(), $0.uid) < ($1.name.lowercased(), $1.uid) }
+        // Each name lower-cased once, not in every comparison.
+        return summaries.map { (key: $0.name.lowercased(), summary: $0) }
+            .sorted { ($0.key, $0.summary.uid) < ($1.key, $1.summary.uid) }.map(\.summary)
     }
 
     private static func summaries(directory: String, file: String, records: [ContactRecord]) -> [ContactSummary] {
