@@ -32,12 +32,16 @@ struct LogCommand: AsyncParsableCommand {
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more, not \(limit).") }
+    }
+
     func run() async throws {
         try await reportingFailures {
             let events = try await BookSession.open(directory) { book in
-                let all = try await book.history(of: uid)
-                    .filter { sync || $0.operation.changesContact || $0.operation == .conflict }
-                return Array(all.prefix(limit ?? Int.max))
+                let sync = sync
+                // With --limit only the journal's end is read.
+                return try await book.history(of: uid, limit: limit) { sync || $0.operation.changesContact || $0.operation == .conflict }
             }
             if let uid, events.isEmpty {
                 throw CommandFailure(message: "no event is about \(uid) (try `cardsync log \(directory)`)", exitCode: .failure)

@@ -9,11 +9,24 @@ extension AddressBook {
     /// ```
     /// - Parameters:
     ///   - uid: only this contact's events; `nil` for all.
-    ///   - limit: at most this many events.
-    public func history(of uid: String? = nil, limit: Int? = nil) throws(ContactStoreError) -> [JournalEvent] {
+    ///   - limit: at most this many events. With a limit, only the end of the journal is read
+    ///     (as far back as the events take), not the whole of it.
+    ///   - isIncluded: only the events for which it holds.
+    public func history(of uid: String? = nil, limit: Int? = nil,
+                        where isIncluded: @Sendable (JournalEvent) -> Bool = { _ in true }) throws(ContactStoreError) -> [JournalEvent] {
         var events: [JournalEvent] = []
+        if let limit {
+            guard limit > 0 else { return [] }
+            let clean = try JournalFile.readBackward(journalPath, endingAt: journalEnd) { event in
+                if (uid == nil || event.uid == uid) && isIncluded(event) { events.append(event) }
+                return events.count < limit
+            }
+            if clean { return events }
+            // A line that does not decode: read forward, which names it and says what to do.
+            events.removeAll()
+        }
         try JournalFile.read(journalPath, repairHint: repairHint) { line throws(ContactStoreError) in
-            if uid == nil || line.event.uid == uid {
+            if (uid == nil || line.event.uid == uid) && isIncluded(line.event) {
                 var event = line.event
                 event.card = nil
                 events.append(event)

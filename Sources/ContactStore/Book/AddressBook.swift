@@ -627,4 +627,7 @@ public actor AddressBook {
 
     /// The last sequence number in the journal.
     public var lastSequence: Int { loadedIndex?.lastSequence ?? summary.lastSequence }
+
+    /// Where the journal lines the book has read and written end.
+    var journalEnd: Int64 { loadedIndex?.journalSize ?? summary.journalSize }
 }

@@ -121,6 +121,59 @@ enum JournalFile {
         }
     }
 
+    /// Reads the lines that end by `end` from the last back towards the first, handing each
+    /// event (without its card text) to `body` until it returns `false`: what `log --limit`
+    /// needs reads the journal's end, not all of it.
+    ///
+    /// - Returns: `false` when a line does not decode (damaged, or of a newer format) or the
+    ///   sequence numbers do not fall: the caller then reads forward with ``read(_:from:firstLineNumber:previousSequence:includingCards:repairHint:collectingDamage:_:)``,
+    ///   which names the line and what to do. `true` when `body` stopped or the start was reached.
+    static func readBackward(_ path: String, endingAt end: Int64,
+                             _ body: (JournalEvent) -> Bool) throws(ContactStoreError) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return true }
+            throw .io(path, "cannot open the journal", errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(path, "cannot stat the journal", errno: errno) }
+        var position = min(Int64(info.st_size), end)
+        // The bytes after `position` not yet handed on: the start of a line whose beginning is
+        // in an earlier chunk.
+        var pending: [UInt8] = []
+        var nextSequence = Int.max
+        // Hands on the line `bytes` (no line feed); `nil` to go on, or whether to stop cleanly.
+        func take(_ bytes: ArraySlice<UInt8>) -> Bool? {
+            guard bytes.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { return nil }
+            let decoded = bytes.withUnsafeBytes { raw -> JournalEvent? in try? JournalLine.decode(raw, includingCard: false) }
+            guard var event = decoded, event.sequence < nextSequence else { return false }
+            nextSequence = event.sequence
+            event.card = nil
+            return body(event) ? nil : true
+        }
+        while position > 0 {
+            let length = Int(min(Int64(1 << 20), position))
+            position -= Int64(length)
+            var data = [UInt8](repeating: 0, count: length)
+            var filled = 0
+            while filled < length {
+                let count = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, length - filled, off_t(position) + off_t(filled)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { throw .io(path, "cannot read the journal", errno: count < 0 ? errno : EIO) }
+                filled += count
+            }
+            data.append(contentsOf: pending)
+            var lineEnd = data.count
+            while let newline = data[..<lineEnd].lastIndex(of: 0x0A) {
+                if let stop = take(data[(newline + 1)..<lineEnd]) { return stop }
+                lineEnd = newline
+            }
+            pending = Array(data[..<lineEnd])
+        }
+        return take(pending[...]) ?? true
+    }
+
     /// The last line of the journal that ends before `end`: its offset and bytes (without the line
     /// feed), and whether it was ended by a line feed. `nil` for an empty file.
     static func lastLine(_ path: String, endingAt end: Int64? = nil) throws(ContactStoreError) -> (offset: Int64, bytes: [UInt8], terminated: Bool)? {
