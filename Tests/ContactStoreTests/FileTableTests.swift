@@ -58,6 +58,17 @@ import Testing
         #expect(table.names == (0..<5000).filter { !$0.isMultiple(of: 2) }.map(name))
     }
 
+    @Test func manyRemovalsAndNewNamesKeepEveryLiveEntry() {
+        var table = FileTable()
+        for round in 0..<6 {
+            for index in 0..<1000 { table[name(round * 1000 + index)] = file(Int64(index)) }
+            for index in 0..<1000 where round < 5 || index.isMultiple(of: 2) { table[name(round * 1000 + index)] = nil }
+        }
+        #expect(table.count == 500)
+        #expect(table.names == stride(from: 5001, to: 6000, by: 2).map(name))
+        #expect(table[name(5001)] == file(1) && table[name(5000)] == nil && table[name(10)] == nil)
+    }
+
     @Test func equalityIgnoresOrderAndRemovedEntries() {
         var forward = FileTable()
         for index in 0..<100 { forward[name(index)] = file(Int64(index)) }

@@ -29,13 +29,6 @@ struct FileTable: Sendable {
 
     init() {}
 
-    /// An empty table with room for `capacity` names of about `averageNameLength` bytes.
-    init(minimumCapacity capacity: Int, averageNameLength: Int = 48) {
-        reserveCapacity(capacity, averageNameLength: averageNameLength)
-    }
-
-    var isEmpty: Bool { count == 0 }
-
     /// Makes room for `capacity` entries without growing again.
     mutating func reserveCapacity(_ capacity: Int, averageNameLength: Int = 48) {
         nameBytes.reserveCapacity(capacity * averageNameLength)
@@ -80,6 +73,8 @@ struct FileTable: Sendable {
             let old = entries[found]
             entries[found] = value
             count += (value == nil ? 0 : 1) - (old == nil ? 0 : 1)
+            // Removed names keep their place; once they outnumber the live ones, start afresh.
+            if value == nil && entries.count - count > max(1024, count) { compact() }
             return old
         }
         guard let value else { return nil }
@@ -95,6 +90,14 @@ struct FileTable: Sendable {
             slots[slot] = Self.slotWord(hash: hash, position: position)
         }
         return nil
+    }
+
+    /// The same live entries without the places of removed names.
+    private mutating func compact() {
+        var fresh = FileTable()
+        fresh.reserveCapacity(count, averageNameLength: nameBytes.count / max(1, entries.count))
+        forEachEntry { name, file in fresh.update(bytes: name, to: file) }
+        self = fresh
     }
 
     // MARK: - Reading all of it
