@@ -43,7 +43,7 @@ struct FileTable: Sendable {
     /// The file named `name`, or `nil`; setting `nil` removes it.
     subscript(name: String) -> TrackedFile? {
         get { Self.withBytes(of: name) { self[bytes: $0] } }
-        set { Self.withBytes(of: name) { update(bytes: $0, to: newValue) } }
+        set { _ = Self.withBytes(of: name) { update(bytes: $0, to: newValue) } }
     }
 
     /// The file whose name is `bytes` (UTF-8), or `nil`.
