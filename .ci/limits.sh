@@ -43,9 +43,11 @@ check() { # name, expected exit status, pattern expected on stderr, command...
   local rss
   rss=$(grep -Eo 'maxrss_kb=[0-9]+' "$tmp/err" | grep -Eo '[0-9]+' || echo 0)
   printf '{"check":"%s","megabytes":%s,"exit":%s,"peakRSSKB":%s,"seconds":%s}\n' "$name" "${check_megabytes:-$megabytes}" "$status" "$rss" "$((end - start))"
-  if [ "$status" -ne "$expected" ] || ! cat "$tmp/out" "$tmp/err" | grep -q -- "$pattern" || [ "$rss" -gt "$limit_kb" ] || [ "$rss" -eq 0 ]; then
+  # grep reads the two files itself: `cat … | grep -q` under pipefail failed whenever grep found
+  # the pattern in the first file and quit before cat wrote the second (cat: SIGPIPE, status 141).
+  if [ "$status" -ne "$expected" ] || ! grep -q -- "$pattern" "$tmp/out" "$tmp/err" || [ "$rss" -gt "$limit_kb" ] || [ "$rss" -eq 0 ]; then
     echo "limits: $name failed (exit $status, expected $expected; peak RSS ${rss} KB, limit ${limit_kb} KB)" >&2
-    cat "$tmp/err" >&2
+    cat "$tmp/out" "$tmp/err" >&2
     exit 1
   fi
 }
