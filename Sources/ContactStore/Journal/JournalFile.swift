@@ -130,15 +130,9 @@ enum JournalFile {
     ///   which names the line and what to do. `true` when `body` stopped or the start was reached.
     static func readBackward(_ path: String, endingAt end: Int64,
                              _ body: (JournalEvent) -> Bool) throws(ContactStoreError) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { return true }
-            throw .io(path, "cannot open the journal", errno: errno)
-        }
+        guard let (fd, size) = try openForReading(path) else { return true }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(path, "cannot stat the journal", errno: errno) }
-        var position = min(Int64(info.st_size), end)
+        var position = min(size, end)
         // The bytes after `position` not yet handed on: the start of a line whose beginning is
         // in an earlier chunk.
         var pending: [UInt8] = []
@@ -155,14 +149,7 @@ enum JournalFile {
         while position > 0 {
             let length = Int(min(Int64(1 << 20), position))
             position -= Int64(length)
-            var data = [UInt8](repeating: 0, count: length)
-            var filled = 0
-            while filled < length {
-                let count = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, length - filled, off_t(position) + off_t(filled)) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { throw .io(path, "cannot read the journal", errno: count < 0 ? errno : EIO) }
-                filled += count
-            }
+            var data = try readFully(fd, path, count: length, at: position)
             data.append(contentsOf: pending)
             var lineEnd = data.count
             while let newline = data[..<lineEnd].lastIndex(of: 0x0A) {
@@ -174,18 +161,41 @@ enum JournalFile {
         return take(pending[...]) ?? true
     }
 
-    /// The last line of the journal that ends before `end`: its offset and bytes (without the line
-    /// feed), and whether it was ended by a line feed. `nil` for an empty file.
-    static func lastLine(_ path: String, endingAt end: Int64? = nil) throws(ContactStoreError) -> (offset: Int64, bytes: [UInt8], terminated: Bool)? {
+    /// The journal opened for reading, with its size; `nil` when there is no journal yet.
+    private static func openForReading(_ path: String) throws(ContactStoreError) -> (descriptor: Int32, size: Int64)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw .io(path, "cannot open the journal", errno: errno)
         }
-        defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(path, "cannot stat the journal", errno: errno) }
-        let size = min(Int64(info.st_size), end ?? Int64(info.st_size))
+        guard fstat(fd, &info) == 0 else {
+            let failure = errno
+            close(fd)
+            throw .io(path, "cannot stat the journal", errno: failure)
+        }
+        return (fd, Int64(info.st_size))
+    }
+
+    /// `count` bytes of the journal at `offset` (a short read past its end is an error).
+    private static func readFully(_ fd: Int32, _ path: String, count: Int, at offset: Int64) throws(ContactStoreError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw .io(path, "cannot read the journal", errno: got < 0 ? errno : EIO) }
+            filled += got
+        }
+        return bytes
+    }
+
+    /// The last line of the journal that ends before `end`: its offset and bytes (without the line
+    /// feed), and whether it was ended by a line feed. `nil` for an empty file.
+    static func lastLine(_ path: String, endingAt end: Int64? = nil) throws(ContactStoreError) -> (offset: Int64, bytes: [UInt8], terminated: Bool)? {
+        guard let (fd, fileSize) = try openForReading(path) else { return nil }
+        defer { close(fd) }
+        let size = min(fileSize, end ?? fileSize)
         guard size > 0 else { return nil }
         var tail: [UInt8] = []
         var position = size
@@ -194,9 +204,7 @@ enum JournalFile {
         while position > 0 {
             let length = Int(min(Int64(1 << 16), position))
             position -= Int64(length)
-            var chunk = [UInt8](repeating: 0, count: length)
-            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(position)) }
-            guard count == length else { throw .io(path, "cannot read the journal", errno: errno) }
+            var chunk = try readFully(fd, path, count: length, at: position)
             if first {
                 first = false
                 if chunk.last == 0x0A { terminated = true; chunk.removeLast() }
