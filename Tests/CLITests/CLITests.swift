@@ -32,6 +32,29 @@ import VCardKit
         #expect(strict.standardOutput.contains(": error:"))
     }
 
+    @Test func snippetsShowTheRightLinePastTheFirstMegabyteWithAnyLineEnds() throws {
+        let directory = try TestPaths.makeTemporaryDirectory("snippets")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // 3,000 clean cards (about 1.3 MB, so the read crosses 1 MiB chunks) with CRLF, then two
+        // cards with CR-only and LF line ends, each with a warning whose line is shown.
+        var text = ""
+        for n in 0..<3_000 {
+            text += "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:card-\(n)\r\nFN:Person \(n)\r\nN:Person;\(n);;;\r\n"
+            text += "NOTE:\(String(repeating: "filler text ", count: 28))\r\nEND:VCARD\r\n"
+        }
+        let cleanLines = 3_000 * 7
+        text += "BEGIN:VCARD\rVERSION:3.0\rFN:Carriage Return\rN:Return;Carriage;;;\rTEL;HOME:+1 555 0100\rEND:VCARD\r"
+        let long = String(repeating: "x", count: 600)
+        text += "BEGIN:VCARD\nVERSION:3.0\nFN:Line Feed\nN:Feed;Line;;;\nTEL;WORK;\(long):+1 555 0101\nEND:VCARD\n"
+        let path = directory.appendingPathComponent("late-warnings.vcf").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try CLIRunner.run(["validate", path])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains(" \(cleanLines + 5) | TEL;HOME:+1 555 0100\n"))
+        // A long line is shown cut at 160 characters.
+        #expect(result.standardOutput.contains(" \(cleanLines + 11) | TEL;WORK;\(String(repeating: "x", count: 151))\n"))
+    }
+
     @Test func validateReportsInvalidDataWithExitStatus65() throws {
         let result = try CLIRunner.run(["validate", fixture("invalid-missing-end.vcf")])
         #expect(result.status == 65)

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import VCardKit
 
 /// Prints diagnostics like a compiler: the location, the severity, the message and code, and the
@@ -53,36 +60,65 @@ struct DiagnosticPrinter {
         return out
     }
 
-    /// The text of the requested physical lines of a file (UTF-8 or UTF-16, any line ends).
-    private static func lines(_ wanted: Set<Int>, of path: String) -> [Int: String] {
+    /// The text of the requested physical lines of a file (UTF-8 or UTF-16, any line ends), each
+    /// cut at 400 bytes. The file is read only up to the last line wanted, and line ends are found
+    /// with `memchr`: a warning near the end of a large file does not cost a byte-by-byte walk.
+    static func lines(_ wanted: Set<Int>, of path: String) -> [Int: String] {
         guard !wanted.isEmpty, let source = try? ByteSource(path: path) else { return [:] }
+        let targets = wanted.sorted()
+        var nextTarget = 0
         var found: [Int: String] = [:]
         var number = 1
         var current: [UInt8] = []
         var previousCR = false
-        let maxWanted = wanted.max() ?? 0
-        var isUTF16 = false
+        var buffer: [UInt8] = []
         var first = true
-        try? source.forEachChunk { chunk in
+        reading: while nextTarget < targets.count {
+            guard (try? source.read(into: &buffer)) != nil, !buffer.isEmpty else { break }
             if first {
                 first = false
-                isUTF16 = chunk.count > 1 && (chunk[0] == 0 || chunk[1] == 0 || chunk.starts(with: [0xFF, 0xFE]) || chunk.starts(with: [0xFE, 0xFF]))
+                let isUTF16 = buffer.count > 1 && (buffer[0] == 0 || buffer[1] == 0 || buffer.starts(with: [0xFF, 0xFE]) || buffer.starts(with: [0xFE, 0xFF]))
+                if isUTF16 { return [:] }
             }
-            guard !isUTF16, number <= maxWanted else { return }
-            for byte in chunk {
-                if byte == 0x0A && previousCR { previousCR = false; continue }
-                previousCR = byte == 0x0D
-                if byte == 0x0A || byte == 0x0D {
-                    if wanted.contains(number) { found[number] = String(decoding: current, as: UTF8.self) }
+            let finished = buffer.withUnsafeBufferPointer { chunk -> Bool in
+                guard let base = chunk.baseAddress else { return false }
+                let count = chunk.count
+                var nextCR = -1, nextLF = -1
+                var k = 0
+                while k < count {
+                    if nextCR < k { nextCR = memchr(base + k, 0x0D, count - k).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count }
+                    if nextLF < k { nextLF = memchr(base + k, 0x0A, count - k).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count }
+                    let end = min(nextCR, nextLF)
+                    if end > k {
+                        previousCR = false
+                        if number == targets[nextTarget] && current.count < 400 {
+                            current.append(contentsOf: chunk[k..<min(end, k + 400 - current.count)])
+                        }
+                    }
+                    if end == count { break }
+                    let lineEnd = chunk[end]
+                    k = end + 1
+                    // (`previousCR` holds only while nothing followed the CR: this LF completes a CRLF.)
+                    if lineEnd == 0x0A && previousCR {
+                        previousCR = false
+                        continue
+                    }
+                    previousCR = lineEnd == 0x0D
+                    if number == targets[nextTarget] {
+                        found[number] = String(decoding: current, as: UTF8.self)
+                        current.removeAll(keepingCapacity: true)
+                        nextTarget += 1
+                        if nextTarget == targets.count { return true }
+                    }
                     number += 1
-                    current.removeAll(keepingCapacity: true)
-                    if number > maxWanted { return }
-                } else if current.count < 400 {
-                    current.append(byte)
                 }
+                return false
             }
+            if finished { break reading }
         }
-        if wanted.contains(number), !current.isEmpty { found[number] = String(decoding: current, as: UTF8.self) }
+        if nextTarget < targets.count, number == targets[nextTarget], !current.isEmpty {
+            found[number] = String(decoding: current, as: UTF8.self)
+        }
         return found
     }
 }
