@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads the lines of one card (from `BEGIN:VCARD` to `END:VCARD`) into a ``VCard``.
 ///
 /// Unfolding, quoted-printable soft line breaks, vCard 2.1 base64 blocks, parameter syntax,
@@ -640,27 +648,7 @@ struct CardParser {
     private mutating func decodeValue(_ range: Range<Int>, traits: PropertyTraits, parameters: [VCardParameter]) -> String {
         if version != .v2_1 && !parameters.contains(where: { $0.hasName("ENCODING") || $0.hasName("CHARSET") }) {
             // The common case: UTF-8 text that needs no decoding.
-            let (control, nonASCII) = scratch.withUnsafeBufferPointer { p -> (Int?, Bool) in
-                var nonASCII = false
-                var k = range.lowerBound
-                // Eight bytes at a time while no byte is below 0x20 (a control character or a tab).
-                if let base = p.baseAddress {
-                    let raw = UnsafeRawPointer(base)
-                    while k &+ 8 <= range.upperBound {
-                        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: UInt64.self))
-                        if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 { break }
-                        if word & 0x8080_8080_8080_8080 != 0 { nonASCII = true }
-                        k &+= 8
-                    }
-                }
-                while k < range.upperBound {
-                    let b = p[k]
-                    if b < 0x20 && b != 0x09 { return (k, nonASCII) }
-                    if b >= 0x80 { nonASCII = true }
-                    k += 1
-                }
-                return (nil, nonASCII)
-            }
+            let (control, nonASCII) = scanForControlBytes(range)
             if control == nil {
                 if !nonASCII { return String(decoding: scratch[range], as: UTF8.self) }
                 if let valid = String(validating: scratch[range], as: UTF8.self) { return valid }
@@ -671,6 +659,22 @@ struct CardParser {
         for parameter in parameters {
             if parameter.hasName("ENCODING") { encodingName = parameter.values.first?.asciiUppercased }
             if parameter.hasName("CHARSET") { charset = parameter.values.first }
+        }
+        let kind = traits.kind
+        if encodingName != "QUOTED-PRINTABLE" && charset == nil {
+            // No transfer decoding and no charset (a vCard 2.1 value, or inline base64 data such
+            // as a photo): the value is its bytes when they hold no control character and are
+            // UTF-8, which the word-at-a-time scan tells without a walk byte by byte.
+            let (control, nonASCII) = scanForControlBytes(range)
+            if control == nil,
+               var text = nonASCII ? String(validating: scratch[range], as: UTF8.self) : String(decoding: scratch[range], as: UTF8.self) {
+                // Without control bytes the value holds no line break; base64 drops spaces and tabs.
+                if kind == .binary && (encodingName == "BASE64" || encodingName == "B") && containsSpaceOrTab(range) {
+                    text = String(decoding: scratch[range].filter { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self)
+                }
+                if version == .v2_1 && kind != .binary { text = Self.modernize(text, kind: kind) }
+                return text
+            }
         }
         if version != .v2_1 && (encodingName == "QUOTED-PRINTABLE" || charset != nil) {
             warn(.encodingInWrongVersion, "\(encodingName == "QUOTED-PRINTABLE" ? "ENCODING=QUOTED-PRINTABLE" : "CHARSET") is vCard 2.1 syntax in a \(version.rawValue) card; the value was decoded",
@@ -684,7 +688,6 @@ struct CardParser {
             }
             valueBytes = decoded
         }
-        let kind = traits.kind
         var text: String
         if let charset, !Charsets.isUTF8(charset) {
             if let decoded = Charsets.decode(valueBytes, charset: charset) {
@@ -717,6 +720,40 @@ struct CardParser {
             text = text.replacingLineEndsWithEscapes()
         }
         return text
+    }
+
+    /// The first byte below 0x20 other than a tab in `scratch[range]` (a control character; a
+    /// line break cannot be there), and whether any byte is not ASCII; eight bytes at a time.
+    private func scanForControlBytes(_ range: Range<Int>) -> (control: Int?, nonASCII: Bool) {
+        scratch.withUnsafeBufferPointer { p -> (Int?, Bool) in
+            var nonASCII = false
+            var k = range.lowerBound
+            // Eight bytes at a time while no byte is below 0x20 (a control character or a tab).
+            if let base = p.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while k &+ 8 <= range.upperBound {
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: UInt64.self))
+                    if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                    if word & 0x8080_8080_8080_8080 != 0 { nonASCII = true }
+                    k &+= 8
+                }
+            }
+            while k < range.upperBound {
+                let b = p[k]
+                if b < 0x20 && b != 0x09 { return (k, nonASCII) }
+                if b >= 0x80 { nonASCII = true }
+                k += 1
+            }
+            return (nil, nonASCII)
+        }
+    }
+
+    /// Whether `scratch[range]` holds a space or a tab, found with `memchr`.
+    private func containsSpaceOrTab(_ range: Range<Int>) -> Bool {
+        scratch.withUnsafeBufferPointer { p in
+            guard let base = p.baseAddress, !range.isEmpty else { return false }
+            return memchr(base + range.lowerBound, 0x20, range.count) != nil || memchr(base + range.lowerBound, 0x09, range.count) != nil
+        }
     }
 
     /// Rewrites a vCard 2.1 value (literal commas, `\;` only, line breaks from quoted-printable) in
@@ -1017,7 +1054,7 @@ extension Collection<UInt8> {
 extension String {
     /// Replaces CRLF, CR and LF with the text escape `\n`.
     func replacingLineEndsWithEscapes() -> String {
-        guard utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return self }
+        guard containsLineBreak else { return self }
         var out: [UInt8] = []
         var previousCR = false
         for b in utf8 {
