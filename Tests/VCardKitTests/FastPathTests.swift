@@ -25,6 +25,28 @@ import Testing
         }
     }
 
+    /// Comparing names ignoring ASCII case, on the strings' bytes, agrees with upper-casing both
+    /// for every pair of bytes that differ only in bit 0x20 (letters, and the symbols and
+    /// non-ASCII bytes that must not be taken for letters), in small and native strings.
+    @Test func comparesNamesIgnoringOnlyASCIICase() {
+        let bytes: [UInt8] = Array(0x20...0x7E) + [0xC3, 0x89, 0xA9]
+        for x in bytes {
+            for y in [x, x ^ 0x20] {
+                for padding in [0, 3, 20] {
+                    let prefix = [UInt8](repeating: 0x41, count: padding)
+                    let a = String(decoding: prefix + [x], as: UTF8.self), b = String(decoding: prefix.map { $0 | 0x20 } + [y], as: UTF8.self)
+                    let expected = a.uppercased() == b.uppercased() && a.utf8.count == b.utf8.count
+                    #expect(a.equalsIgnoringASCIICase(b) == expected, "\(x) \(y) \(padding)")
+                }
+            }
+        }
+        #expect("ÉMAIL".equalsIgnoringASCIICase("éMAIL") == false)
+        #expect("X-EVOLUTION-FILE-AS".equalsIgnoringASCIICase("x-evolution-file-as"))
+        #expect(!"TYPE".equalsIgnoringASCIICase("TYP"))
+        let sliced = String("--encoding--".dropFirst(2).dropLast(2))
+        #expect(sliced.equalsIgnoringASCIICase("ENCODING"))
+    }
+
     /// Every registered name in any case, and names that only look like one, get the traits of
     /// the full table lookup; a registered name in upper case shares the table's string.
     @Test func findsRegisteredNamesInAnyCase() {

@@ -49,7 +49,21 @@ extension String {
     /// ASCII case-insensitive equality, without allocating.
     @inlinable
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        if utf8.count != other.utf8.count { return false }
+        let count = utf8.count
+        if count != other.utf8.count { return false }
+        // Both strings' bytes in place (native and small strings have them): compared as bytes.
+        if let compared = utf8.withContiguousStorageIfAvailable({ a in
+            other.utf8.withContiguousStorageIfAvailable { b -> Bool in
+                for k in 0..<count where a[k] != b[k] {
+                    // Equal only as the two cases of one ASCII letter.
+                    let folded = a[k] | 0x20
+                    if folded != b[k] | 0x20 || folded < 0x61 || folded > 0x7A { return false }
+                }
+                return true
+            }
+        }), let compared {
+            return compared
+        }
         var a = self.utf8.makeIterator()
         var b = other.utf8.makeIterator()
         while true {

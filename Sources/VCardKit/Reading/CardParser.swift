@@ -571,9 +571,9 @@ struct CardParser {
         current.removeAll(keepingCapacity: true)
         defer { swap(&current, &parameterValue) }
         var quoted = false
-        let isType = name.equalsIgnoringASCIICase("TYPE")
+        let isType = scratchIs("TYPE", nameRange)
         // LABEL, GEO and TZ hold one value that may itself contain commas.
-        let isSingleValued = name.equalsIgnoringASCIICase("LABEL") || name.equalsIgnoringASCIICase("GEO") || name.equalsIgnoringASCIICase("TZ")
+        let isSingleValued = scratchIs("LABEL", nameRange) || scratchIs("GEO", nameRange) || scratchIs("TZ", nameRange)
         while i < count {
             let b = scratch[i]
             if b == 0x22 {
@@ -606,6 +606,13 @@ struct CardParser {
             warn(.emptyParameterValue, "parameter \(name) has an empty value", logical: start)
         }
         return (nameRange.isEmpty ? nil : VCardParameter(name: name, values: values), i)
+    }
+
+    /// Whether `scratch[range]` is `literal` (upper-case ASCII), ignoring ASCII case.
+    @inline(__always)
+    private func scratchIs(_ literal: StaticString, _ range: Range<Int>) -> Bool {
+        range.count == literal.utf8CodeUnitCount
+            && scratch.withUnsafeBufferPointer { $0.matchesUppercase(literal, at: range.lowerBound, end: range.upperBound) }
     }
 
     /// The name vCard 2.1 implies for a parameter written as a bare value.
