@@ -42,7 +42,8 @@ struct CardParser {
 
     /// What a logical line turned out to be.
     private enum LogicalLine {
-        case property(VCardProperty)
+        /// A property, appended to the card's list (built in place there, never copied).
+        case property
         /// No `:` after a name (and parameters), or a `#` comment: not a content line.
         case notAContentLine
         /// A content line that cannot be read (reported where it was found).
@@ -114,9 +115,8 @@ struct CardParser {
                 continue
             }
             let (assembledEnd, nestedCard) = assemble(from: index, last: last)
-            switch parseLogicalLine(firstLine: index, nestedCard: nestedCard) {
-            case .property(let property):
-                properties.append(property)
+            switch parseLogicalLine(firstLine: index, nestedCard: nestedCard, into: &properties) {
+            case .property:
                 spans.append(Span(firstLine: index, originalStart: line.start, originalEnd: lines[assembledEnd - 1].end))
                 lastPropertyEnd = assembledEnd
             case .notAContentLine:
@@ -482,7 +482,7 @@ struct CardParser {
 
     // MARK: - Property lines
 
-    private mutating func parseLogicalLine(firstLine: Int, nestedCard: String?) -> LogicalLine {
+    private mutating func parseLogicalLine(firstLine: Int, nestedCard: String?, into properties: inout [VCardProperty]) -> LogicalLine {
         let count = scratch.count
         if scratch.first == 0x23 { return .notAContentLine }
         // Name, with an optional group.
@@ -523,8 +523,9 @@ struct CardParser {
         if let nestedCard {
             value = TextEscaping.escape(nestedCard.replacingLineEndsWithLF())
         }
-        return .property(VCardProperty(group: group, name: name, traits: traits, parameters: parameters, rawValue: value,
-                                       original: nil, line: lines[firstLine].number))
+        properties.append(VCardProperty(group: group, name: name, traits: traits, parameters: parameters, rawValue: value,
+                                        original: nil, line: lines[firstLine].number))
+        return .property
     }
 
     private func isValidName(_ range: Range<Int>) -> Bool {
@@ -848,7 +849,7 @@ struct CardParser {
                 checkProperty(properties[index], line: firstLines[index])
             }
         }
-        if version == .v4_0, let first = card.properties.first, !first.hasName("VERSION"), declaredVersion != nil {
+        if version == .v4_0, card.properties[0].traits.role != .version, declaredVersion != nil {
             warn(.versionNotFirst, "VERSION should come right after BEGIN:VCARD in vCard 4.0", line: 0, offset: 0)
         }
         if versionCount > 1 {
