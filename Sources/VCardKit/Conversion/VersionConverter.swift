@@ -136,33 +136,48 @@ public enum VersionConverter {
     /// Attaches each 3.0 `LABEL` to the `ADR` it labels (same types, the nearest one before it)
     /// as a `LABEL` parameter; a `LABEL` with no such address stays a property, with a warning.
     private static func mergeLabels(_ properties: [VCardProperty], notes: inout [Diagnostic], card: VCard) -> [VCardProperty] {
-        guard properties.contains(where: { $0.hasName("LABEL") }) else { return properties }
+        guard properties.contains(where: { $0.traits.role == .label }) else { return properties }
         var result = properties
-        var removed = IndexSet()
-        for index in result.indices where result[index].hasName("LABEL") {
+        var removed: [Int] = []
+        for index in result.indices where result[index].traits.role == .label {
             let label = result[index]
             let onlyTypes = label.parameters.allSatisfy { $0.hasName("TYPE") || $0.hasName("PREF") }
-            let labelTypes = Set(label.parameters.filter { $0.hasName("TYPE") }.flatMap(\.values).map(\.asciiLowercased))
-            let labelPref = label.parameter("PREF")?.values
             var target: Int?
             if onlyTypes {
-                let candidates = result.indices.filter { i in
-                    result[i].hasName("ADR") && result[i].parameter("LABEL") == nil && result[i].group == label.group
-                        && Set(result[i].parameters.filter { $0.hasName("TYPE") }.flatMap(\.values).map(\.asciiLowercased)) == labelTypes
-                        && result[i].parameter("PREF")?.values == labelPref
+                let labelTypes = typeSet(of: label)
+                let labelPref = label.parameter("PREF")?.values
+                // The nearest matching address before the label, else the first one after it.
+                var before: Int?
+                var after: Int?
+                for i in result.indices where i != index && result[i].traits.role == .address {
+                    let address = result[i]
+                    guard address.parameter("LABEL") == nil, address.group == label.group,
+                          address.parameter("PREF")?.values == labelPref, typeSet(of: address) == labelTypes else { continue }
+                    if i < index { before = i } else if after == nil { after = i }
                 }
-                target = candidates.last(where: { $0 < index }) ?? candidates.first
+                target = before ?? after
             }
             if let target {
                 placeLabel(VCardParameter(name: "LABEL", value: TextEscaping.unescape(label.rawValue)), in: &result[target])
-                removed.insert(index)
+                removed.append(index)
             } else {
                 notes.append(Diagnostic(severity: .warning, code: .propertyNotInVersion,
                                         message: "LABEL has no matching ADR to attach to; it was kept as a LABEL property, which vCard 4.0 does not define",
                                         location: location(of: label, in: card)))
             }
         }
-        return result.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        // The labels now carried by their addresses leave the list (moved out, not copied).
+        for index in removed.reversed() { result.remove(at: index) }
+        return result
+    }
+
+    /// The lower-cased `TYPE` values of a property, as a set.
+    private static func typeSet(of property: VCardProperty) -> Set<String> {
+        var types = Set<String>()
+        for parameter in property.parameters where parameter.hasName("TYPE") {
+            for value in parameter.values { types.insert(value.asciiLowercased) }
+        }
+        return types
     }
 
     /// Moves a 3.0 `SORT-STRING` into the `SORT-AS` parameter of `N` (4.0); without an `N` to
@@ -254,11 +269,4 @@ public enum VersionConverter {
         guard parts.count == 2, parts.allSatisfy({ Double($0) != nil }) else { return nil }
         return "\(parts[0]);\(parts[1])"
     }
-}
-
-/// A tiny set of offsets, enough for marking removed properties.
-struct IndexSet {
-    private var members: Set<Int> = []
-    mutating func insert(_ index: Int) { members.insert(index) }
-    func contains(_ index: Int) -> Bool { members.contains(index) }
 }

@@ -238,23 +238,33 @@ public struct VCardWriter: Sendable {
     }
 
     private static func appendParameterValue(_ value: String, into line: inout [UInt8]) {
+        // One look decides: quotes around a value with ':', ';' or ','; a byte-by-byte copy only
+        // for a value with something to encode (caret, quote, line break, control character).
         var needsQuotes = false
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(value.utf8.count)
+        var isPlain = true
         for byte in value.utf8 {
-            switch byte {
-            case 0x5E: encoded += [0x5E, 0x5E]
-            case 0x0A: encoded += [0x5E, 0x6E]
-            case 0x0D: continue
-            case 0x22: encoded += [0x5E, 0x27]
-            case 0x3A, 0x3B, 0x2C: needsQuotes = true; encoded.append(byte)
-            default:
-                if byte < 0x20 && byte != 0x09 { continue }
-                encoded.append(byte)
+            if byte == 0x3A || byte == 0x3B || byte == 0x2C {
+                needsQuotes = true
+            } else if byte == 0x5E || byte == 0x22 || byte < 0x20 {
+                isPlain = false
             }
         }
         if needsQuotes { line.append(0x22) }
-        line.append(contentsOf: encoded)
+        if isPlain {
+            line.append(contentsOf: value.utf8)
+        } else {
+            for byte in value.utf8 {
+                switch byte {
+                case 0x5E: line += [0x5E, 0x5E]
+                case 0x0A: line += [0x5E, 0x6E]
+                case 0x0D: continue
+                case 0x22: line += [0x5E, 0x27]
+                default:
+                    if byte < 0x20 && byte != 0x09 { continue }
+                    line.append(byte)
+                }
+            }
+        }
         if needsQuotes { line.append(0x22) }
     }
 }
