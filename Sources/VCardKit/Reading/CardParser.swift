@@ -929,9 +929,14 @@ struct CardParser {
 
     /// The number of components of a structured value: unescaped ';' plus one.
     static func countComponents(_ value: String) -> Int {
+        if let counted = value.utf8.withContiguousStorageIfAvailable({ countComponents(bytes: $0) }) { return counted }
+        return Array(value.utf8).withUnsafeBufferPointer { countComponents(bytes: $0) }
+    }
+
+    private static func countComponents(bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var count = 1
         var escaping = false
-        for b in value.utf8 {
+        for b in bytes {
             if escaping { escaping = false } else if b == 0x5C { escaping = true } else if b == 0x3B { count += 1 }
         }
         return count
