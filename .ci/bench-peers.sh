@@ -234,7 +234,7 @@ for i in "${!INPUT_N[@]}"; do [ "${INPUT_N[$i]}" -lt "${INPUT_N[$SMALL_IDX]}" ] 
 RUN_DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 CPU_MODEL="$(grep -m1 'model name' /proc/cpuinfo | sed 's/^[^:]*: *//' || true)"
 MACHINE="$(uname -srm); CPU: ${CPU_MODEL:-unknown}; $(nproc) cores; $(free -g | awk '/Mem:/{print $2}') GiB RAM; $(. /etc/os-release; echo "$PRETTY_NAME")"
-JAVA_V="$(java -version 2>&1 | head -1)"
+JAVA_V="$(java -version 2>&1 | sed -n 1p)"
 {
   echo "date: $RUN_DATE"
   echo "machine: $MACHINE"
