@@ -654,14 +654,6 @@ struct CardParser {
     // MARK: - Values
 
     private mutating func decodeValue(_ range: Range<Int>, traits: PropertyTraits, parameters: [VCardParameter]) -> String {
-        if version != .v2_1 && !parameters.contains(where: { $0.hasName("ENCODING") || $0.hasName("CHARSET") }) {
-            // The common case: UTF-8 text that needs no decoding.
-            let (control, nonASCII) = scanForControlBytes(range)
-            if control == nil {
-                if !nonASCII { return String(decoding: scratch[range], as: UTF8.self) }
-                if let valid = String(validating: scratch[range], as: UTF8.self) { return valid }
-            }
-        }
         var encodingName: String?
         var charset: String?
         for parameter in parameters {
@@ -670,9 +662,9 @@ struct CardParser {
         }
         let kind = traits.kind
         if encodingName != "QUOTED-PRINTABLE" && charset == nil {
-            // No transfer decoding and no charset (a vCard 2.1 value, or inline base64 data such
-            // as a photo): the value is its bytes when they hold no control character and are
-            // UTF-8, which the word-at-a-time scan tells without a walk byte by byte.
+            // The common case, and vCard 2.1 values and inline base64 data (photos) without a
+            // charset: the value is its bytes when they hold no control character and are UTF-8,
+            // which the word-at-a-time scan tells without a walk byte by byte.
             let (control, nonASCII) = scanForControlBytes(range)
             if control == nil,
                var text = nonASCII ? String(validating: scratch[range], as: UTF8.self) : String(decoding: scratch[range], as: UTF8.self) {

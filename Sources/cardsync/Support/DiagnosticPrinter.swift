@@ -63,7 +63,7 @@ struct DiagnosticPrinter {
     /// The text of the requested physical lines of a file (UTF-8 or UTF-16, any line ends), each
     /// cut at 400 bytes. The file is read only up to the last line wanted, and line ends are found
     /// with `memchr`: a warning near the end of a large file does not cost a byte-by-byte walk.
-    static func lines(_ wanted: Set<Int>, of path: String) -> [Int: String] {
+    private static func lines(_ wanted: Set<Int>, of path: String) -> [Int: String] {
         guard !wanted.isEmpty, let source = try? ByteSource(path: path) else { return [:] }
         let targets = wanted.sorted()
         var nextTarget = 0
