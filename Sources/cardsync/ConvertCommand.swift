@@ -48,7 +48,10 @@ struct ConvertCommand: AsyncParsableCommand {
             case .vcard3, .vcard4:
                 // Cards are written as parts of a file: with the blank lines between them as read.
                 let writer = VCardWriter(target: to.version, preservesOriginalFormatting: !canonical)
-                summary = try CardInput.process(input, progress: progress, render: { card, bytes in
+                // Cards already in the target version are copied as read: checked, never built.
+                var options = VCardReadOptions.lenient
+                if !canonical { options.deferredVersions = [to.version] }
+                summary = try CardInput.process(input, options: options, progress: progress, render: { card, bytes in
                     writer.write(card, asPartOfFile: true, into: &bytes)
                 }, output: { bytes throws(CommandFailure) in try sink.write(bytes) })
                 var end: [UInt8] = []

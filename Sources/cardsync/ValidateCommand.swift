@@ -34,7 +34,7 @@ struct ValidateCommand: AsyncParsableCommand {
             var summaries: [CardInput.Summary] = []
             for path in files {
                 do {
-                    var summary = try CardInput.process(path, options: .validation, render: { _, _ in [] }, output: { _ in })
+                    var summary = try CardInput.process(path, options: Self.readOptions, render: { _, _ in [] }, output: { _ in })
                     summary.diagnostics += schemaProblems(path, format: summary.format)
                     if strict {
                         for index in summary.diagnostics.indices { summary.diagnostics[index].severity = .error }
@@ -56,6 +56,14 @@ struct ValidateCommand: AsyncParsableCommand {
             if summaries.contains(where: { $0.errors > 0 }) { throw ExitStatus.invalidData }
         }
     }
+
+    /// How cards are read: as validation reads them (see ``VCardReadOptions/validation``); the
+    /// cards are only checked, so 3.0 and 4.0 cards are never built.
+    static let readOptions: VCardReadOptions = {
+        var options = VCardReadOptions.validation
+        options.deferredVersions = [.v3_0, .v4_0]
+        return options
+    }()
 
     /// The largest jCard or xCard file checked against its schema.
     static let maximumSchemaCheckBytes = 64 << 20

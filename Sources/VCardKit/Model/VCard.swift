@@ -12,9 +12,30 @@
 public struct VCard: Sendable {
     /// The properties, in order, including `VERSION`.
     public var properties: [VCardProperty] {
-        // Any change to the list or to one of its properties: the card is no longer its bytes.
-        didSet { originalText = nil }
+        _read {
+            if let deferred { yield deferred.properties } else { yield builtProperties }
+        }
+        set {
+            builtProperties = newValue
+            deferred = nil
+            originalText = nil
+        }
+        _modify {
+            if let deferred {
+                builtProperties = deferred.properties
+                self.deferred = nil
+            }
+            // Any change to the list or to one of its properties: the card is no longer its bytes.
+            defer { originalText = nil }
+            yield &builtProperties
+        }
     }
+
+    /// The properties once built (empty while ``deferred`` holds the card's text instead).
+    private var builtProperties: [VCardProperty]
+    /// The text of a card read with its properties deferred (``VCardReadOptions/deferredVersions``),
+    /// which builds them on first use.
+    private var deferred: DeferredProperties?
 
     /// The card's whole text as read, from `BEGIN:VCARD` to the line end after `END:VCARD`, while
     /// nothing of the card has changed: it is then exactly `originalBegin`, every property's
@@ -39,9 +60,9 @@ public struct VCard: Sendable {
 
     /// Creates an empty card with a `VERSION` property (or none, if `version` is `nil`).
     public init(version: VCardVersion? = .v4_0, properties: [VCardProperty] = []) {
-        self.properties = []
-        if let version { self.properties.append(VCardProperty(name: "VERSION", rawValue: version.rawValue)) }
-        self.properties.append(contentsOf: properties)
+        builtProperties = []
+        if let version { builtProperties.append(VCardProperty(name: "VERSION", rawValue: version.rawValue)) }
+        builtProperties.append(contentsOf: properties)
         self.sourceVersion = version
     }
 
@@ -56,13 +77,30 @@ public struct VCard: Sendable {
 
     init(properties: [VCardProperty], originalBegin: ArraySlice<UInt8>?, originalEnd: ArraySlice<UInt8>?,
          blankLinesBefore: [UInt8] = [], location: SourceLocation?, sourceVersion: VCardVersion?) {
-        self.properties = properties
+        builtProperties = properties
         self.originalBegin = originalBegin
         self.originalEnd = originalEnd
         self.blankLinesBefore = blankLinesBefore
         self.location = location
         self.sourceVersion = sourceVersion
     }
+
+    /// A card read from `frame` whose properties are built from it on first use; `frame` was
+    /// checked without building them, and the card is unedited: its whole text is `frame`'s.
+    init(deferring frame: VCardFrame, beginEnd: Int, endLine: PhysicalLine, location: SourceLocation, sourceVersion: VCardVersion) {
+        builtProperties = []
+        deferred = DeferredProperties(frame)
+        originalBegin = frame.bytes[0..<beginEnd]
+        originalEnd = frame.bytes[endLine.start..<endLine.end]
+        originalText = frame.bytes[...]
+        blankLinesBefore = frame.blankLinesBefore
+        self.location = location
+        self.sourceVersion = sourceVersion
+    }
+
+    /// Whether the card was read with its properties deferred and they were not replaced since
+    /// (reading them builds them, and leaves the card deferred).
+    var isDeferred: Bool { deferred != nil }
 
     /// The version named by the card's `VERSION` property, if it names one cardsync knows.
     public var version: VCardVersion? {
@@ -92,7 +130,8 @@ public struct VCard: Sendable {
 
     /// Whether every property, and the card's frame, still hold exactly what was read.
     public var isUnedited: Bool {
-        originalBegin != nil && originalEnd != nil && properties.allSatisfy(\.isUnedited)
+        // A deferred card is its text: every property it builds keeps its original bytes.
+        originalBegin != nil && originalEnd != nil && (deferred != nil || properties.allSatisfy(\.isUnedited))
     }
 
     /// Forgets the original bytes of the card and all its properties, so that it is written in

@@ -24,6 +24,8 @@ struct CardParser {
     private var segments: [Segment] = []
     /// The bytes of the parameter value being read, reused from one parameter to the next.
     private var parameterValue: [UInt8] = []
+    /// The parameters of the plain line in `scratch` (see ``plainLine()``), reused from line to line.
+    private var plainParameters: [PlainParameter] = []
 
     /// Where a piece of an unfolded logical line comes from, to locate diagnostics.
     private struct Segment {
@@ -61,6 +63,7 @@ struct CardParser {
     mutating func parse() -> VCard? {
         detectVersion()
         checkLineEndings()
+        if options.deferredVersions.contains(version), let card = checkedWithoutBuilding() { return card }
         var properties: [VCardProperty] = []
         var spans: [Span] = []
         properties.reserveCapacity(lines.count)
@@ -480,6 +483,172 @@ struct CardParser {
         return nil
     }
 
+    // MARK: - Checking without building
+
+    /// A logical line (in `scratch`) that a full parse reads without a word and whose value is
+    /// its bytes: the name and value of ``parseLogicalLine(firstLine:nestedCard:into:)``'s
+    /// property, located instead of built.
+    private struct PlainLine {
+        var name: String
+        var traits: PropertyTraits
+        var valueStart: Int
+        var hasEncodingOrValue: Bool
+    }
+
+    /// A parameter of a plain line: `NAME=value[,value…]` or `NAME="value[,value…]"`, printable
+    /// ASCII without `^`, every value non-empty; `values` leaves the quotes out.
+    private struct PlainParameter {
+        var name: Range<Int>
+        var values: Range<Int>
+        var isQuoted: Bool
+    }
+
+    /// Checks the card as ``parse()`` does, with the same diagnostics in the same order, without
+    /// building its properties, and returns it with its properties deferred (built from its text
+    /// on first use). Returns `nil`, with nothing reported, when the card holds anything but
+    /// plain content lines (see ``plainLine()``), which only the full parse reads right.
+    private mutating func checkedWithoutBuilding() -> VCard? {
+        let last = lines.count - 1
+        guard last > 1 else { return nil }
+        let mark = diagnostics.count
+        // The per-property checks come after every line's own diagnostics, as in checkCard.
+        var propertyChecks: [Diagnostic] = []
+        var traits: [PropertyTraits] = []
+        var firstLines: [Int] = []
+        traits.reserveCapacity(last - 1)
+        firstLines.reserveCapacity(last - 1)
+        var index = 1
+        while index < last {
+            let line = lines[index]
+            if line.isEmpty || startsWithWhitespace(line) || isWhitespaceOnly(line)
+                || endsWithColonVCard(line) && marker(of: line) == .beginCard {
+                diagnostics.removeSubrange(mark...)
+                return nil
+            }
+            let (assembledEnd, nestedCard) = assemble(from: index, last: last)
+            guard nestedCard == nil, let plain = plainLine() else {
+                diagnostics.removeSubrange(mark...)
+                return nil
+            }
+            swap(&diagnostics, &propertyChecks)
+            checkPlainLine(plain, line: index)
+            swap(&diagnostics, &propertyChecks)
+            traits.append(plain.traits)
+            firstLines.append(index)
+            index = assembledEnd
+        }
+        diagnostics += propertyChecks
+        checkCardLevel(traits, firstLines: firstLines)
+        let frame = VCardFrame(bytes: bytes, lines: lines, blankLinesBefore: blankLinesBefore, sourceName: sourceName, options: options)
+        return VCard(deferring: frame, beginEnd: lines[0].end, endLine: lines[last],
+                     location: SourceLocation(source: sourceName, line: lines[0].number, column: 1), sourceVersion: version)
+    }
+
+    /// The logical line in `scratch` located, when it is plain: a valid name (with a valid group),
+    /// parameters as ``PlainParameter`` (none named ENCODING or CHARSET), a `:`, and a value with
+    /// no control character (a tab aside) that is valid UTF-8. Such a line gives no diagnostic in
+    /// ``parseLogicalLine(firstLine:nestedCard:into:)``, which keeps its value as it is, so its
+    /// checks can run on its bytes.
+    private mutating func plainLine() -> PlainLine? {
+        plainParameters.removeAll(keepingCapacity: true)
+        let count = scratch.count
+        guard count > 0, scratch[0] != 0x23, version != .v2_1 else { return nil }
+        var i = 0
+        var groupEnd: Int?
+        while i < count {
+            let b = scratch[i]
+            if b == 0x3A || b == 0x3B { break }
+            if b == 0x2E && groupEnd == nil { groupEnd = i }
+            i += 1
+        }
+        guard i < count else { return nil }
+        let nameStart = groupEnd.map { $0 + 1 } ?? 0
+        guard isValidName(nameStart..<i), groupEnd.map({ isValidName(0..<$0) }) ?? true else { return nil }
+        let nameEnd = i
+        var hasValueParameter = false
+        while i < count && scratch[i] == 0x3B {
+            i += 1
+            let parameterStart = i
+            while i < count, scratch[i] != 0x3D, scratch[i] != 0x3B, scratch[i] != 0x3A { i += 1 }
+            guard i < count, scratch[i] == 0x3D, isValidName(parameterStart..<i),
+                  !scratchIs("ENCODING", parameterStart..<i), !scratchIs("CHARSET", parameterStart..<i)
+            else { return nil }
+            if scratchIs("VALUE", parameterStart..<i) { hasValueParameter = true }
+            let parameterName = parameterStart..<i
+            i += 1
+            if i < count && scratch[i] == 0x22 {
+                // A value in quotes, closed right before the next ';' or ':'; commas in it separate
+                // values of TYPE only.
+                let isType = scratchIs("TYPE", parameterName)
+                i += 1
+                let contentStart = i
+                var itemStart = i
+                while i < count && scratch[i] != 0x22 {
+                    let b = scratch[i]
+                    if b == 0x5E || b < 0x20 || b >= 0x7F { return nil }
+                    if b == 0x2C && isType {
+                        if i == itemStart { return nil }
+                        itemStart = i + 1
+                    }
+                    i += 1
+                }
+                guard i < count, i > itemStart else { return nil }
+                plainParameters.append(PlainParameter(name: parameterName, values: contentStart..<i, isQuoted: true))
+                i += 1
+                guard i < count, scratch[i] == 0x3B || scratch[i] == 0x3A else { return nil }
+                continue
+            }
+            let valuesStart = i
+            var itemStart = i
+            while i < count {
+                let b = scratch[i]
+                if b == 0x3B || b == 0x3A { break }
+                // No quotes, no RFC 6868 carets, printable ASCII only: the values are their bytes.
+                if b == 0x22 || b == 0x5E || b < 0x20 || b >= 0x7F { return nil }
+                if b == 0x2C {
+                    if i == itemStart { return nil }
+                    itemStart = i + 1
+                }
+                i += 1
+            }
+            guard i > itemStart else { return nil }
+            plainParameters.append(PlainParameter(name: parameterName, values: valuesStart..<i, isQuoted: false))
+        }
+        guard i < count, scratch[i] == 0x3A else { return nil }
+        let valueStart = i + 1
+        let (control, nonASCII) = scanForControlBytes(valueStart..<count)
+        guard control == nil else { return nil }
+        if nonASCII, String(validating: scratch[valueStart..<count], as: UTF8.self) == nil { return nil }
+        let (name, traits) = scratch.withUnsafeBufferPointer { PropertyTraits.named(UnsafeBufferPointer(rebasing: $0[nameStart..<nameEnd])) }
+        return PlainLine(name: name, traits: traits, valueStart: valueStart,
+                         hasEncodingOrValue: hasValueParameter)
+    }
+
+    /// ``checkProperty(_:line:)`` of the property a full parse builds from the plain line in `scratch`.
+    private mutating func checkPlainLine(_ plain: PlainLine, line lineIndex: Int) {
+        let count = scratch.count
+        let checkedValue = scratch
+        checkedValue.withUnsafeBufferPointer { buffer in
+            let value = UnsafeBufferPointer(rebasing: buffer[plain.valueStart..<count])
+            checkNameAndValue(plain.traits, writtenName: plain.name, value: value, hasEncodingOrValue: plain.hasEncodingOrValue, line: lineIndex)
+        }
+        for parameter in plainParameters {
+            let name = String(decoding: scratch[parameter.name], as: UTF8.self)
+            var values: [String] = []
+            if checksValues(ofParameterNamed: name.asciiUppercased) {
+                // As parseParameter splits them: LABEL, GEO and TZ hold one value, and in quotes
+                // only TYPE's commas separate values.
+                if scratchIs("LABEL", parameter.name) || scratchIs("GEO", parameter.name) || scratchIs("TZ", parameter.name)
+                    || parameter.isQuoted && !scratchIs("TYPE", parameter.name) {
+                    values = [String(decoding: scratch[parameter.values], as: UTF8.self)]
+                } else {
+                    values = scratch[parameter.values].split(separator: 0x2C).map { String(decoding: $0, as: UTF8.self) }
+                }
+            }
+            checkParameter(named: name, isNameless: false, values: values, of: plain.traits, line: lineIndex)
+        }
+    }
+
     // MARK: - Property lines
 
     private mutating func parseLogicalLine(firstLine: Int, nestedCard: String?, into properties: inout [VCardProperty]) -> LogicalLine {
@@ -814,6 +983,18 @@ struct CardParser {
             error(.emptyCard, "card has no properties: nothing that can be read stands between BEGIN:VCARD and END:VCARD", line: 0, offset: 0)
             return
         }
+        card.properties.withUnsafeBufferPointer { properties in
+            for index in properties.indices {
+                checkProperty(properties[index], line: firstLines[index])
+            }
+        }
+        checkCardLevel(card.properties.lazy.map(\.traits), firstLines: firstLines)
+    }
+
+    /// The checks of the card as a whole, from the traits of its properties (in order) and the
+    /// index of each one's first line.
+    private mutating func checkCardLevel<Properties: RandomAccessCollection>(_ properties: Properties, firstLines: [Int])
+    where Properties.Element == PropertyTraits, Properties.Index == Int {
         // Counts and second occurrences instead of lists: nothing is allocated for a card
         // without duplicates.
         var versionCount = 0, secondVersion = 0
@@ -822,26 +1003,23 @@ struct CardParser {
         var hasN = false
         var singularsSeen: UInt16 = 0
         var singularRepeats = false
-        card.properties.withUnsafeBufferPointer { properties in
-            for index in properties.indices {
-                let traits = properties[index].traits
-                switch traits.role {
-                case .version:
-                    versionCount += 1
-                    if versionCount == 2 { secondVersion = index }
-                case .uid:
-                    uidCount += 1
-                    if uidCount == 2 { secondUID = index }
-                case .formattedName: hasFN = true
-                default:
-                    if traits.role == .name { hasN = true }
-                    if traits.singularBit & singularsSeen != 0 { singularRepeats = true }
-                    singularsSeen |= traits.singularBit
-                }
-                checkProperty(properties[index], line: firstLines[index])
+        for index in properties.indices {
+            let traits = properties[index]
+            switch traits.role {
+            case .version:
+                versionCount += 1
+                if versionCount == 2 { secondVersion = index }
+            case .uid:
+                uidCount += 1
+                if uidCount == 2 { secondUID = index }
+            case .formattedName: hasFN = true
+            default:
+                if traits.role == .name { hasN = true }
+                if traits.singularBit & singularsSeen != 0 { singularRepeats = true }
+                singularsSeen |= traits.singularBit
             }
         }
-        if version == .v4_0, card.properties[0].traits.role != .version, declaredVersion != nil {
+        if version == .v4_0, properties[properties.startIndex].role != .version, declaredVersion != nil {
             warn(.versionNotFirst, "VERSION should come right after BEGIN:VCARD in vCard 4.0", line: 0, offset: 0)
         }
         if versionCount > 1 {
@@ -855,8 +1033,8 @@ struct CardParser {
             // (name, first index, second index) of properties that appear at most once, in the
             // order of their first appearance.
             var singulars: [(name: String, first: Int, second: Int?)] = []
-            for index in card.properties.indices {
-                let traits = card.properties[index].traits
+            for index in properties.indices {
+                let traits = properties[index]
                 guard traits.isSingular, traits.role != .version, traits.role != .uid, traits.role != .formattedName else { continue }
                 if let seen = singulars.firstIndex(where: { $0.name == traits.upperName }) {
                     if singulars[seen].second == nil { singulars[seen].second = index }
@@ -889,42 +1067,51 @@ struct CardParser {
     /// The checks of one property, whose first line is `lineIndex`.
     private mutating func checkProperty(_ property: borrowing VCardProperty, line lineIndex: Int) {
         let traits = property.traits
+        let hasEncodingOrValue = version == .v3_0 && traits.kind == .binary
+            && (property.parameter("ENCODING") != nil || property.parameter("VALUE") != nil)
+        var value = property.rawValue
+        let name = property.name
+        value.withUTF8 { checkNameAndValue(traits, writtenName: name, value: $0, hasEncodingOrValue: hasEncodingOrValue, line: lineIndex) }
+        if property.parameters.isEmpty { return }
+        property.parameters.withUnsafeBufferPointer { parameters in
+            for index in parameters.indices {
+                let parameter = parameters[index]
+                checkParameter(named: parameter.name, isNameless: parameter.isNameless, values: parameter.values, of: traits, line: lineIndex)
+            }
+        }
+    }
+
+    /// The checks of a property's name and value (the value in 3.0/4.0 escaping, as UTF-8), for
+    /// a built property and for a line checked without building it alike.
+    private mutating func checkNameAndValue(_ traits: PropertyTraits, writtenName: String, value: UnsafeBufferPointer<UInt8>,
+                                            hasEncodingOrValue: Bool, line lineIndex: Int) {
         if !traits.isExtension && !traits.isKnown {
-            warn(.propertyNotInVersion, "\(property.name) is neither a registered property nor an X- extension; it was kept", line: lineIndex, offset: 0)
+            warn(.propertyNotInVersion, "\(writtenName) is neither a registered property nor an X- extension; it was kept", line: lineIndex, offset: 0)
         }
         if version == .v4_0 && traits.isOnlyIn3 {
-            warn(.propertyNotInVersion, "\(property.name) is not a vCard 4.0 property; it was kept", line: lineIndex, offset: 0)
+            warn(.propertyNotInVersion, "\(writtenName) is not a vCard 4.0 property; it was kept", line: lineIndex, offset: 0)
         }
         if version == .v3_0 && traits.isOnlyIn4 {
-            warn(.propertyNotInVersion, "\(property.name) is a vCard 4.0 property in a 3.0 card; it was kept", line: lineIndex, offset: 0)
+            warn(.propertyNotInVersion, "\(writtenName) is a vCard 4.0 property in a 3.0 card; it was kept", line: lineIndex, offset: 0)
         }
         let expected: Int? = traits.role == .name ? 5 : traits.role == .address ? 7 : nil
-        if let expected, version != .v2_1, !property.rawValue.isEmpty {
-            let found = Self.countComponents(property.rawValue)
+        if let expected, version != .v2_1, !value.isEmpty {
+            let found = Self.countComponents(bytes: value)
             if found != expected {
                 warn(.invalidValue, "\(traits.upperName) should have \(expected) components separated by ';' but has \(found); missing ones read as empty",
                      line: lineIndex, offset: 0)
             }
         }
-        if version == .v3_0 && traits.kind == .binary && property.parameter("ENCODING") == nil
-            && property.parameter("VALUE") == nil && !property.rawValue.hasPrefix("data:") {
-            warn(.invalidValue, "\(property.name) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(property.rawValue.contains(":") ? "a URI" : "inline data")",
-                 line: lineIndex, offset: 0)
-        }
-        if property.parameters.isEmpty { return }
-        property.parameters.withUnsafeBufferPointer { parameters in
-            for index in parameters.indices {
-                checkParameter(parameters[index], of: traits, line: lineIndex)
+        if version == .v3_0 && traits.kind == .binary && !hasEncodingOrValue {
+            let text = String(decoding: value, as: UTF8.self)
+            if !text.hasPrefix("data:") {
+                warn(.invalidValue, "\(writtenName) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(text.contains(":") ? "a URI" : "inline data")",
+                     line: lineIndex, offset: 0)
             }
         }
     }
 
     /// The number of components of a structured value: unescaped ';' plus one.
-    static func countComponents(_ value: String) -> Int {
-        if let counted = value.utf8.withContiguousStorageIfAvailable({ countComponents(bytes: $0) }) { return counted }
-        return Array(value.utf8).withUnsafeBufferPointer { countComponents(bytes: $0) }
-    }
-
     private static func countComponents(bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var count = 1
         var escaping = false
@@ -948,23 +1135,29 @@ struct CardParser {
     private static let registeredLabelTypes: Set<String> = ["dom", "intl", "postal", "parcel", "home", "work", "pref"]
     private static let registeredEmailTypes: Set<String> = ["internet", "x400", "pref", "home", "work", "other"]
 
-    private mutating func checkParameter(_ parameter: borrowing VCardParameter, of property: PropertyTraits, line: Int) {
-        let name = parameter.name.asciiUppercased
-        if !parameter.isNameless && name != "TYPE" && name != "PREF" && name != "VALUE" && name != "ENCODING"
+    /// Whether ``checkParameter(named:isNameless:values:of:line:)`` reads the values of a parameter
+    /// of this name (given in upper case): SORT-AS, LANGUAGE, and TYPE in vCard 3.0.
+    private func checksValues(ofParameterNamed upperName: String) -> Bool {
+        upperName == "SORT-AS" || upperName == "LANGUAGE" || upperName == "TYPE" && version == .v3_0
+    }
+
+    private mutating func checkParameter(named writtenName: String, isNameless: Bool, values: [String], of property: PropertyTraits, line: Int) {
+        let name = writtenName.asciiUppercased
+        if !isNameless && name != "TYPE" && name != "PREF" && name != "VALUE" && name != "ENCODING"
             && !name.utf8.starts(with: "X-".utf8) && !Self.knownParameters.contains(name) {
-            warn(.invalidParameterName, "parameter \(parameter.name) is neither registered nor an X- extension; it was kept",
+            warn(.invalidParameterName, "parameter \(writtenName) is neither registered nor an X- extension; it was kept",
                  line: line, offset: 0)
         }
-        if name == "SORT-AS" && parameter.values.contains(where: { $0.contains(";") }) {
+        if name == "SORT-AS" && values.contains(where: { $0.contains(";") }) {
             warn(.invalidParameterValue, "SORT-AS separates its values with ',' not ';'; the value was kept as written", line: line, offset: 0)
         }
         if name == "LANGUAGE" {
-            for value in parameter.values where !Self.isLanguageTag(value) {
+            for value in values where !Self.isLanguageTag(value) {
                 warn(.invalidParameterValue, "LANGUAGE=\(value) is not a language tag (RFC 5646); it was kept", line: line, offset: 0)
             }
         }
         if name == "TYPE" && version == .v3_0, let registered = Self.registeredTypes(of: property.role) {
-            for value in parameter.values {
+            for value in values {
                 let lower = value.asciiLowercased
                 if !registered.contains(lower) && !lower.hasPrefix("x-") {
                     warn(.invalidParameterValue, "TYPE=\(value) is not a registered type for \(property.upperName); it was kept",

@@ -16,17 +16,29 @@ public struct VCardReadOptions: Sendable, Hashable {
     /// it) rather than a warning. Lenient reading keeps such cards with a warning: sync tools and
     /// servers exchange minimal cards such as `BEGIN:VCARD`, `UID:…`, `END:VCARD`.
     public var requiresVersionOrFormattedName: Bool
+    /// The versions (3.0, 4.0) whose cards are checked as they are read but whose properties are
+    /// built only when ``VCard/properties`` is first used; empty (the default): every card is built
+    /// as it is read.
+    ///
+    /// A deferred card reports the same diagnostics and holds the same properties as one built
+    /// right away; only the work moves. It pays for a caller that mostly copies cards as they
+    /// were read, such as conversion to the cards' own version or validation, which then never
+    /// builds them. A card with anything unusual (folding across a blank line, 2.1 syntax,
+    /// quoted parameter values, an encoding, bytes that need decoding) is always built right away.
+    public var deferredVersions: Set<VCardVersion>
 
     /// Creates options; the defaults suit real-world exports.
     public init(isStrict: Bool = false, maximumCardBytes: Int = 8 * 1024 * 1024,
                 maximumLineBytes: Int = 8 * 1024 * 1024, maximumCards: Int = 10_000_000,
-                fallbackCharset: String = "WINDOWS-1252", requiresVersionOrFormattedName: Bool = false) {
+                fallbackCharset: String = "WINDOWS-1252", requiresVersionOrFormattedName: Bool = false,
+                deferredVersions: Set<VCardVersion> = []) {
         self.isStrict = isStrict
         self.maximumCardBytes = maximumCardBytes
         self.maximumLineBytes = maximumLineBytes
         self.maximumCards = maximumCards
         self.fallbackCharset = fallbackCharset
         self.requiresVersionOrFormattedName = requiresVersionOrFormattedName
+        self.deferredVersions = deferredVersions.subtracting([.v2_1])
     }
 
     /// The default, lenient options.

@@ -1,0 +1,195 @@
+import Foundation
+import SampleGenerator
+import Testing
+import TestSupport
+@testable import VCardKit
+
+/// A card read with ``VCardReadOptions/deferredVersions`` is the card read without it: the same
+/// diagnostics in the same order, the same properties (with their original bytes and lines), the
+/// same text written in every version. Only when the properties are built differs.
+@Suite struct DeferredCardTests {
+    /// Both readings of `bytes`, by ``VCardReader`` and by frames parsed one by one, compared;
+    /// answers how many cards were deferred (checked without being built).
+    @discardableResult
+    static func expectSameReading(_ bytes: [UInt8], source: String, options: VCardReadOptions = .lenient,
+                                  sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Int {
+        var deferring = options
+        deferring.deferredVersions = [.v3_0, .v4_0]
+        let built = try? VCardReader.read(bytes, sourceName: source, options: options)
+        let deferred = try? VCardReader.read(bytes, sourceName: source, options: deferring)
+        guard let built, let deferred else {
+            #expect((built == nil) == (deferred == nil), "\(source): one reading failed", sourceLocation: sourceLocation)
+            return 0
+        }
+        #expect(deferred.diagnostics == built.diagnostics, "\(source): diagnostics differ", sourceLocation: sourceLocation)
+        #expect(deferred.cards.count == built.cards.count, "\(source): card counts differ", sourceLocation: sourceLocation)
+        var deferredCount = 0
+        for (index, (card, reference)) in zip(deferred.cards, built.cards).enumerated() {
+            if card.isDeferred { deferredCount += 1 }
+            expectSameCard(card, reference, "\(source) card \(index + 1)", sourceLocation: sourceLocation)
+        }
+        #expect(VCardWriter().bytes(for: deferred) == VCardWriter().bytes(for: built), "\(source): files written back differ",
+                sourceLocation: sourceLocation)
+
+        // Framed, as `convert` and `validate` read: each frame parsed on its own.
+        var framing = VCardParser(framingOnly: source, options: deferring)
+        framing.feed(bytes)
+        framing.finish()
+        var framed: [(card: VCard?, diagnostics: [Diagnostic])] = []
+        while let frame = framing.nextFrame() { framed.append(frame.parse()) }
+        var builtFraming = VCardParser(framingOnly: source, options: options)
+        builtFraming.feed(bytes)
+        builtFraming.finish()
+        var index = 0
+        while let frame = builtFraming.nextFrame() {
+            let reference = frame.parse()
+            guard index < framed.count else {
+                Issue.record("\(source): fewer frames when deferring", sourceLocation: sourceLocation)
+                break
+            }
+            #expect(framed[index].diagnostics == reference.diagnostics, "\(source) frame \(index + 1): diagnostics differ",
+                    sourceLocation: sourceLocation)
+            if let card = framed[index].card, let referenceCard = reference.card {
+                expectSameCard(card, referenceCard, "\(source) frame \(index + 1)", sourceLocation: sourceLocation)
+            } else {
+                #expect((framed[index].card == nil) == (reference.card == nil), sourceLocation: sourceLocation)
+            }
+            index += 1
+        }
+        #expect(index == framed.count, "\(source): frame counts differ", sourceLocation: sourceLocation)
+        return deferredCount
+    }
+
+    /// Everything a reader of `card` can see, compared with `reference` (read without deferring).
+    static func expectSameCard(_ card: VCard, _ reference: VCard, _ origin: String, sourceLocation: Testing.SourceLocation) {
+        #expect(card.properties == reference.properties, "\(origin): properties differ", sourceLocation: sourceLocation)
+        #expect(card.properties.map { $0.original.map(Array.init) } == reference.properties.map { $0.original.map(Array.init) },
+                "\(origin): original bytes differ", sourceLocation: sourceLocation)
+        #expect(card.properties.map(\.line) == reference.properties.map(\.line), "\(origin): lines differ", sourceLocation: sourceLocation)
+        #expect(card.originalBegin.map(Array.init) == reference.originalBegin.map(Array.init), sourceLocation: sourceLocation)
+        #expect(card.originalEnd.map(Array.init) == reference.originalEnd.map(Array.init), sourceLocation: sourceLocation)
+        #expect(card.originalText.map(Array.init) == reference.originalText.map(Array.init), sourceLocation: sourceLocation)
+        #expect(card.blankLinesBefore == reference.blankLinesBefore, sourceLocation: sourceLocation)
+        #expect(card.location == reference.location, sourceLocation: sourceLocation)
+        #expect(card.sourceVersion == reference.sourceVersion, sourceLocation: sourceLocation)
+        #expect(card.isUnedited == reference.isUnedited, sourceLocation: sourceLocation)
+        for target in [VCardVersion.v3_0, .v4_0] {
+            let writer = VCardWriter(target: target)
+            #expect(writer.bytes(for: card) == writer.bytes(for: reference), "\(origin): written as \(target.rawValue) differs",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(.needsSharedCorpus) func everyCorpusFileReadsTheSameDeferred() throws {
+        var deferred = 0
+        for entry in CorpusIndex.entries where entry.isVCardText {
+            let bytes = try Array(Data(contentsOf: entry.url))
+            deferred += Self.expectSameReading(bytes, source: entry.path)
+            Self.expectSameReading(bytes, source: entry.path, options: .validation)
+        }
+        #expect(deferred > 50, "the corpus has plain 3.0 and 4.0 cards")
+    }
+
+    @Test func everySampleAndFixtureFileReadsTheSameDeferred() throws {
+        let roots = [TestPaths.samples] + (try FileManager.default.contentsOfDirectory(
+            at: TestPaths.repositoryRoot.appendingPathComponent("Tests"), includingPropertiesForKeys: nil))
+            .map { $0.appendingPathComponent("Fixtures") }
+        var files = 0
+        var deferred = 0
+        for root in roots {
+            for file in ContentHashEquivalenceTests.vcfFiles(under: root) {
+                let bytes = try Array(Data(contentsOf: file))
+                deferred += Self.expectSameReading(bytes, source: file.lastPathComponent)
+                Self.expectSameReading(bytes, source: file.lastPathComponent, options: .validation)
+                files += 1
+            }
+        }
+        #expect(files > 20)
+        #expect(deferred > 20)
+    }
+
+    @Test(arguments: [(UInt64(7), GeneratorOptions.Version.mixed), (23, .v3), (42, .v4)])
+    func generatedBooksReadTheSameDeferred(seed: UInt64, version: GeneratorOptions.Version) {
+        var book: [UInt8] = []
+        _ = AddressBookGenerator(options: GeneratorOptions(count: 600, seed: seed, version: version, photoRate: 0.2,
+                                                           duplicateRate: 0.1, nearDuplicateRate: 0.1)).write(to: &book)
+        let deferred = Self.expectSameReading(book, source: "generated-\(seed).vcf")
+        #expect(deferred > 100)
+    }
+
+    /// The corner cards of the canonical form, and lines built to sit right at the edge of what is
+    /// checked without building (parameters, values, groups, folds), in both versions.
+    @Test(arguments: ["3.0", "4.0"]) func edgeCardsReadTheSameDeferred(version: String) {
+        let edges = ContentHashEquivalenceTests.edgeCards + [
+            "FN:plain\r\nN:a;b;c;d;e\r\nADR:;;x;;;;\r\nN:short\r\nADR:a;b",
+            "FN:x\r\nTEL;TYPE=cell,voice,x-own,made-up:1\r\nEMAIL;TYPE=work,,home:a@b\r\nEMAIL;TYPE=:a@b\r\nEMAIL;TYPE:a@b",
+            "FN:x\r\nNOTE;LANGUAGE=en-GB:a\r\nNOTE;LANGUAGE=not_a_tag:b\r\nNOTE;LANGUAGE=en,fr-CA,x:c\r\nNOTE;SORT-AS=a,b:c",
+            "FN:x\r\nN;SORT-AS=\"a;b\":a;b;;;\r\nNOTE;X-P=a^nb:c\r\nNOTE;X-P=\"q\":c\r\nNOTE;X-ODD=é:c\r\nNOTE;X-T=a\tb:c",
+            "FN:x\r\nPHOTO:http://example.com/p.jpg\r\nPHOTO:AAAA\r\nLOGO;VALUE=uri:http://x\r\nSOUND:data:audio/ogg;base64,AAAA",
+            "FN:x\r\nNOTE;ENCODING=QUOTED-PRINTABLE:a=3Db\r\nNOTE;CHARSET=utf-8:x\r\nNOTE;encoding=b:AAAA",
+            "FN:x\r\nNOTE:a long note that is folded\r\n  across two lines\r\nNOTE:ends with an equals sign=\r\nNOTE:and a backslash\\",
+            "FN:x\r\nNOTE:é split\r\n é\r\nX-Ünicode:x\r\ngrp.NOTE:grouped\r\ng.r.NOTE:two dots\r\n-x.NOTE:y",
+            "FN:x\r\nNOTE:tab\tinside\r\nNOTE:control\u{07}inside\r\n#comment\r\nno colon here\r\nNOTE:after",
+            "FN:x\r\nKIND:individual\r\nLABEL:old\r\nMAILER:m\r\nCLIENTPIDMAP:1;urn:x\r\nX-:empty extension\r\nFOO:unknown",
+            "FN:x\r\nUID:a\r\nUID:b\r\nREV:1\r\nREV:2\r\nVERSION:\(version)\r\nN:a;b;;;\r\nN:c;d;;;",
+            "N:no;fn;;;\r\nNOTE:x",
+            "FN:x\r\nAGENT:http://example.com/agent\r\nAGENT;VALUE=uri:CID:x",
+            "FN:x\r\n\r\nNOTE:after a blank line",
+            "FN:x\r\nNOTE;:empty parameter\r\nNOTE;=v:nameless\r\nNOTE;X-A=1;X-B=2,3:ok",
+            "FN:x\r\nTEL;TYPE=\"work,fax\":1\r\nTEL;TYPE=\"work,,fax\":2\r\nTEL;TYPE=\"cell\",voice:3\r\nTEL;type=\"WORK,made-up\":4",
+            "FN:x\r\nX-C;X-P=\"a,b\":c\r\nX-C;X-P=\"\":c\r\nX-C;X-P=\"a\"b:c\r\nX-C;X-P=\"a;b:c\":d\r\nX-C;X-P=\"open:x",
+            "FN:x\r\nADR;LABEL=\"x,y\";TYPE=\"home,postal\":;;a;b;;;\r\nNOTE;LANGUAGE=\"en,zz-99-toolong9\":x\r\nN;SORT-AS=\"a,b\":a;b;;;",
+            "FN:x\r\nGEO;X-Q=\"1,2\":geo:1,2\r\nTZ;X-Q=\"a\";X-R=b:Europe/Paris\r\nNOTE;X-Q=\"caret^n\":x\r\nNOTE;X-Q=\"é\":x",
+        ]
+        for (index, edge) in edges.enumerated() {
+            let text = "BEGIN:VCARD\r\nVERSION:\(version)\r\n\(edge)\r\nEND:VCARD\r\n"
+            Self.expectSameReading(Array(text.utf8), source: "edge-\(version)-\(index + 1).vcf")
+            Self.expectSameReading(Array(text.replacingOccurrences(of: "\r\n", with: "\n").utf8), source: "edge-lf-\(version)-\(index + 1).vcf")
+        }
+    }
+
+    @Test func aPlainCardIsDeferredAndAnEditBuildsIt() throws {
+        let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada Lovelace\r\nEMAIL;TYPE=work:ada@example.com\r\nEND:VCARD\r\n"
+        var options = VCardReadOptions.lenient
+        options.deferredVersions = [.v4_0]
+        var card = try #require(try VCardReader.read(text, options: options).cards.first)
+        #expect(card.isDeferred)
+        #expect(card.isUnedited)
+        #expect(VCardWriter().string(for: card) == text)
+        #expect(card.first("EMAIL")?.rawValue == "ada@example.com")
+
+        card.properties[1].rawValue = "Ada King"
+        #expect(!card.isDeferred)
+        #expect(!card.isUnedited)
+        #expect(VCardWriter().string(for: card)
+            == "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada King\r\nEMAIL;TYPE=work:ada@example.com\r\nEND:VCARD\r\n")
+    }
+
+    @Test func cardsOfOtherVersionsAndUnusualCardsAreBuiltRightAway() throws {
+        var options = VCardReadOptions.lenient
+        options.deferredVersions = [.v4_0]
+        let text = """
+            BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Three\r\nN:Three;;;;\r\nEND:VCARD\r\n\
+            BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Caret\r\nNOTE;X-P=a^nb:c\r\nEND:VCARD\r\n\
+            BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Plain\r\nEND:VCARD\r\n
+            """
+        let cards = try VCardReader.read(text, options: options).cards
+        #expect(cards.map(\.isDeferred) == [false, false, true])
+    }
+
+    /// A deferred card is built once, by whichever thread asks first; every copy sees the same properties.
+    @Test func copiesOfADeferredCardBuildItOnceFromAnyThread() async throws {
+        let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada\r\nNOTE:shared\r\nEND:VCARD\r\n"
+        var options = VCardReadOptions.lenient
+        options.deferredVersions = [.v4_0]
+        let card = try #require(try VCardReader.read(text, options: options).cards.first)
+        let names = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 { group.addTask { card.properties.map(\.name) } }
+            var all: [[String]] = []
+            for await names in group { all.append(names) }
+            return all
+        }
+        #expect(names.count == 8)
+        #expect(names.allSatisfy { $0 == ["VERSION", "FN", "NOTE"] })
+    }
+}
