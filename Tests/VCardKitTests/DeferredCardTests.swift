@@ -139,6 +139,15 @@ import TestSupport
             "FN:x\r\nTEL;TYPE=\"work,fax\":1\r\nTEL;TYPE=\"work,,fax\":2\r\nTEL;TYPE=\"cell\",voice:3\r\nTEL;type=\"WORK,made-up\":4",
             "FN:x\r\nX-C;X-P=\"a,b\":c\r\nX-C;X-P=\"\":c\r\nX-C;X-P=\"a\"b:c\r\nX-C;X-P=\"a;b:c\":d\r\nX-C;X-P=\"open:x",
             "FN:x\r\nADR;LABEL=\"x,y\";TYPE=\"home,postal\":;;a;b;;;\r\nNOTE;LANGUAGE=\"en,zz-99-toolong9\":x\r\nN;SORT-AS=\"a,b\":a;b;;;",
+            "FN:x\r\nNOTE;X-E=QUOTED-PRINTABLE:soft=\r\nbreak\r\nNOTE:plain=\r\nNOTE;QUOTED-PRINTABLE:a=\r\nb",
+            "FN:x\r\nN;X-E=QUOTED-PRINTABLE:a;b;c;d=\r\nX-F:e;f\r\nNOTE:after",
+            "FN:x\r\nNOTE:odd backslash\\\r\ncontinued text\r\nNOTE:even\\\\\r\nNOTE:after",
+            "FN:x\r\nAGENT:BEGIN:VCARD\r\nFN:inner\r\nEND:VCARD\r\nNOTE:outer",
+            "FN:x\r\nAGENT;X-P=1:BEGIN:VCARD\r\nFN:inner\r\nEND:VCARD\r\nNOTE:outer",
+            "FN:x\r\ng.AGENT:BEGIN:VCARD\r\nFN:inner\r\nEND:VCARD\r\nNOTE:outer",
+            "FN:x\r\nAGENT:\r\nBEGIN:VCARD\r\nFN:inner\r\nEND:VCARD\r\nNOTE:outer",
+            "FN:x\r\nNOTE:folded\r\n\r\n  after a blank line\r\nNOTE:last",
+            "FN:x\r\nNOTE:folded into a\r\n  \r\nNOTE:white-space-only continuation",
             "FN:x\r\nGEO;X-Q=\"1,2\":geo:1,2\r\nTZ;X-Q=\"a\";X-R=b:Europe/Paris\r\nNOTE;X-Q=\"caret^n\":x\r\nNOTE;X-Q=\"é\":x",
         ]
         for (index, edge) in edges.enumerated() {

@@ -485,11 +485,11 @@ struct CardParser {
 
     // MARK: - Checking without building
 
-    /// A logical line (in `scratch`) that a full parse reads without a word and whose value is
-    /// its bytes: the name and value of ``parseLogicalLine(firstLine:nestedCard:into:)``'s
-    /// property, located instead of built.
+    /// A logical line that a full parse reads without a word and whose value is its bytes: the
+    /// name and value of ``parseLogicalLine(firstLine:nestedCard:into:)``'s property, located
+    /// instead of built. Ranges are in the buffer the line was located in.
     private struct PlainLine {
-        var name: String
+        var name: Range<Int>
         var traits: PropertyTraits
         var valueStart: Int
         var hasEncodingOrValue: Bool
@@ -506,7 +506,7 @@ struct CardParser {
     /// Checks the card as ``parse()`` does, with the same diagnostics in the same order, without
     /// building its properties, and returns it with its properties deferred (built from its text
     /// on first use). Returns `nil`, with nothing reported, when the card holds anything but
-    /// plain content lines (see ``plainLine()``), which only the full parse reads right.
+    /// plain content lines (see ``plainLine(in:)``), which only the full parse reads right.
     private mutating func checkedWithoutBuilding() -> VCard? {
         let last = lines.count - 1
         guard last > 1 else { return nil }
@@ -517,6 +517,8 @@ struct CardParser {
         var firstLines: [Int] = []
         traits.reserveCapacity(last - 1)
         firstLines.reserveCapacity(last - 1)
+        // Local, so that the checks (which change `self`) can run while these bytes are read.
+        let bytes = self.bytes
         var index = 1
         while index < last {
             let line = lines[index]
@@ -525,17 +527,39 @@ struct CardParser {
                 diagnostics.removeSubrange(mark...)
                 return nil
             }
-            let (assembledEnd, nestedCard) = assemble(from: index, last: last)
-            guard nestedCard == nil, let plain = plainLine() else {
+            let next = lines[index + 1]
+            let lastByte = bytes[line.contentEnd - 1]
+            var plain: PlainLine?
+            var end = index + 1
+            if index + 1 < last && (next.isEmpty || startsWithWhitespace(next)) || lastByte == 0x3D || lastByte == 0x5C {
+                // Folded, or ending where quoted-printable or a backslash may continue it: the
+                // logical line is assembled (reporting what a full parse reports there).
+                let (assembledEnd, nestedCard) = assemble(from: index, last: last)
+                end = assembledEnd
+                if nestedCard == nil {
+                    let logical = scratch
+                    logical.withUnsafeBufferPointer { buffer in
+                        plain = plainLine(in: buffer)
+                        if let plain { checkPlainLine(plain, in: buffer, line: index, into: &propertyChecks) }
+                    }
+                }
+            } else {
+                // A line on its own is its logical line: read in place.
+                bytes.withUnsafeBufferPointer { all in
+                    let buffer = UnsafeBufferPointer(rebasing: all[line.start..<line.contentEnd])
+                    plain = plainLine(in: buffer)
+                    // An AGENT may open a card on the lines that follow: a full parse reads those.
+                    if let found = plain, found.traits.kind == .embeddedCard { plain = nil }
+                    if let plain { checkPlainLine(plain, in: buffer, line: index, into: &propertyChecks) }
+                }
+            }
+            guard let plain else {
                 diagnostics.removeSubrange(mark...)
                 return nil
             }
-            swap(&diagnostics, &propertyChecks)
-            checkPlainLine(plain, line: index)
-            swap(&diagnostics, &propertyChecks)
             traits.append(plain.traits)
             firstLines.append(index)
-            index = assembledEnd
+            index = end
         }
         diagnostics += propertyChecks
         checkCardLevel(traits, firstLines: firstLines)
@@ -544,19 +568,30 @@ struct CardParser {
                      location: SourceLocation(source: sourceName, line: lines[0].number, column: 1), sourceVersion: version)
     }
 
-    /// The logical line in `scratch` located, when it is plain: a valid name (with a valid group),
+    /// The logical line `p` located, when it is plain: a valid name (with a valid group),
     /// parameters as ``PlainParameter`` (none named ENCODING or CHARSET), a `:`, and a value with
     /// no control character (a tab aside) that is valid UTF-8. Such a line gives no diagnostic in
     /// ``parseLogicalLine(firstLine:nestedCard:into:)``, which keeps its value as it is, so its
-    /// checks can run on its bytes.
-    private mutating func plainLine() -> PlainLine? {
+    /// checks can run on its bytes. Its parameters are left in ``plainParameters``.
+    private mutating func plainLine(in p: UnsafeBufferPointer<UInt8>) -> PlainLine? {
         plainParameters.removeAll(keepingCapacity: true)
-        let count = scratch.count
-        guard count > 0, scratch[0] != 0x23, version != .v2_1 else { return nil }
+        let count = p.count
+        guard count > 0, p[0] != 0x23, version != .v2_1 else { return nil }
+        @inline(__always) func isValidName(_ range: Range<Int>) -> Bool {
+            for k in range {
+                let b = p[k]
+                let ok = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D
+                if !ok { return false }
+            }
+            return !range.isEmpty
+        }
+        @inline(__always) func named(_ literal: StaticString, _ range: Range<Int>) -> Bool {
+            range.count == literal.utf8CodeUnitCount && p.matchesUppercase(literal, at: range.lowerBound, end: range.upperBound)
+        }
         var i = 0
         var groupEnd: Int?
         while i < count {
-            let b = scratch[i]
+            let b = p[i]
             if b == 0x3A || b == 0x3B { break }
             if b == 0x2E && groupEnd == nil { groupEnd = i }
             i += 1
@@ -566,25 +601,24 @@ struct CardParser {
         guard isValidName(nameStart..<i), groupEnd.map({ isValidName(0..<$0) }) ?? true else { return nil }
         let nameEnd = i
         var hasValueParameter = false
-        while i < count && scratch[i] == 0x3B {
+        while i < count && p[i] == 0x3B {
             i += 1
             let parameterStart = i
-            while i < count, scratch[i] != 0x3D, scratch[i] != 0x3B, scratch[i] != 0x3A { i += 1 }
-            guard i < count, scratch[i] == 0x3D, isValidName(parameterStart..<i),
-                  !scratchIs("ENCODING", parameterStart..<i), !scratchIs("CHARSET", parameterStart..<i)
-            else { return nil }
-            if scratchIs("VALUE", parameterStart..<i) { hasValueParameter = true }
+            while i < count, p[i] != 0x3D, p[i] != 0x3B, p[i] != 0x3A { i += 1 }
             let parameterName = parameterStart..<i
+            guard i < count, p[i] == 0x3D, isValidName(parameterName), !named("ENCODING", parameterName), !named("CHARSET", parameterName)
+            else { return nil }
+            if named("VALUE", parameterName) { hasValueParameter = true }
             i += 1
-            if i < count && scratch[i] == 0x22 {
+            if i < count && p[i] == 0x22 {
                 // A value in quotes, closed right before the next ';' or ':'; commas in it separate
                 // values of TYPE only.
-                let isType = scratchIs("TYPE", parameterName)
+                let isType = named("TYPE", parameterName)
                 i += 1
                 let contentStart = i
                 var itemStart = i
-                while i < count && scratch[i] != 0x22 {
-                    let b = scratch[i]
+                while i < count && p[i] != 0x22 {
+                    let b = p[i]
                     if b == 0x5E || b < 0x20 || b >= 0x7F { return nil }
                     if b == 0x2C && isType {
                         if i == itemStart { return nil }
@@ -595,13 +629,13 @@ struct CardParser {
                 guard i < count, i > itemStart else { return nil }
                 plainParameters.append(PlainParameter(name: parameterName, values: contentStart..<i, isQuoted: true))
                 i += 1
-                guard i < count, scratch[i] == 0x3B || scratch[i] == 0x3A else { return nil }
+                guard i < count, p[i] == 0x3B || p[i] == 0x3A else { return nil }
                 continue
             }
             let valuesStart = i
             var itemStart = i
             while i < count {
-                let b = scratch[i]
+                let b = p[i]
                 if b == 0x3B || b == 0x3A { break }
                 // No quotes, no RFC 6868 carets, printable ASCII only: the values are their bytes.
                 if b == 0x22 || b == 0x5E || b < 0x20 || b >= 0x7F { return nil }
@@ -614,35 +648,39 @@ struct CardParser {
             guard i > itemStart else { return nil }
             plainParameters.append(PlainParameter(name: parameterName, values: valuesStart..<i, isQuoted: false))
         }
-        guard i < count, scratch[i] == 0x3A else { return nil }
+        guard i < count, p[i] == 0x3A else { return nil }
         let valueStart = i + 1
-        let (control, nonASCII) = scanForControlBytes(valueStart..<count)
+        let (control, nonASCII) = Self.scanForControlBytes(p, valueStart..<count)
         guard control == nil else { return nil }
-        if nonASCII, String(validating: scratch[valueStart..<count], as: UTF8.self) == nil { return nil }
-        let (name, traits) = scratch.withUnsafeBufferPointer { PropertyTraits.named(UnsafeBufferPointer(rebasing: $0[nameStart..<nameEnd])) }
-        return PlainLine(name: name, traits: traits, valueStart: valueStart,
-                         hasEncodingOrValue: hasValueParameter)
+        if nonASCII, String(validating: p[valueStart..<count], as: UTF8.self) == nil { return nil }
+        let traits = PropertyTraits.traits(of: UnsafeBufferPointer(rebasing: p[nameStart..<nameEnd]))
+        return PlainLine(name: nameStart..<nameEnd, traits: traits, valueStart: valueStart, hasEncodingOrValue: hasValueParameter)
     }
 
-    /// ``checkProperty(_:line:)`` of the property a full parse builds from the plain line in `scratch`.
-    private mutating func checkPlainLine(_ plain: PlainLine, line lineIndex: Int) {
-        let count = scratch.count
-        let checkedValue = scratch
-        checkedValue.withUnsafeBufferPointer { buffer in
-            let value = UnsafeBufferPointer(rebasing: buffer[plain.valueStart..<count])
-            checkNameAndValue(plain.traits, writtenName: plain.name, value: value, hasEncodingOrValue: plain.hasEncodingOrValue, line: lineIndex)
-        }
+    /// ``checkProperty(_:line:)`` of the property a full parse builds from the plain line `p`,
+    /// its diagnostics appended to `checks`.
+    private mutating func checkPlainLine(_ plain: PlainLine, in p: UnsafeBufferPointer<UInt8>, line lineIndex: Int,
+                                         into checks: inout [Diagnostic]) {
+        swap(&diagnostics, &checks)
+        defer { swap(&diagnostics, &checks) }
+        let value = UnsafeBufferPointer(rebasing: p[plain.valueStart...])
+        checkNameAndValue(plain.traits, writtenName: { String(decoding: p[plain.name], as: UTF8.self) }, value: value,
+                          hasEncodingOrValue: plain.hasEncodingOrValue, line: lineIndex)
         for parameter in plainParameters {
-            let name = String(decoding: scratch[parameter.name], as: UTF8.self)
+            let name = String(decoding: p[parameter.name], as: UTF8.self)
             var values: [String] = []
             if checksValues(ofParameterNamed: name.asciiUppercased) {
+                let range = parameter.name
                 // As parseParameter splits them: LABEL, GEO and TZ hold one value, and in quotes
                 // only TYPE's commas separate values.
-                if scratchIs("LABEL", parameter.name) || scratchIs("GEO", parameter.name) || scratchIs("TZ", parameter.name)
-                    || parameter.isQuoted && !scratchIs("TYPE", parameter.name) {
-                    values = [String(decoding: scratch[parameter.values], as: UTF8.self)]
+                let isType = range.count == 4 && p.matchesUppercase("TYPE", at: range.lowerBound, end: range.upperBound)
+                let isSingleValued = range.count == 5 && p.matchesUppercase("LABEL", at: range.lowerBound, end: range.upperBound)
+                    || range.count == 3 && p.matchesUppercase("GEO", at: range.lowerBound, end: range.upperBound)
+                    || range.count == 2 && p.matchesUppercase("TZ", at: range.lowerBound, end: range.upperBound)
+                if isSingleValued || parameter.isQuoted && !isType {
+                    values = [String(decoding: p[parameter.values], as: UTF8.self)]
                 } else {
-                    values = scratch[parameter.values].split(separator: 0x2C).map { String(decoding: $0, as: UTF8.self) }
+                    values = p[parameter.values].split(separator: 0x2C).map { String(decoding: $0, as: UTF8.self) }
                 }
             }
             checkParameter(named: name, isNameless: false, values: values, of: plain.traits, line: lineIndex)
@@ -894,27 +932,30 @@ struct CardParser {
     /// The first byte below 0x20 other than a tab in `scratch[range]` (a control character; a
     /// line break cannot be there), and whether any byte is not ASCII; eight bytes at a time.
     private func scanForControlBytes(_ range: Range<Int>) -> (control: Int?, nonASCII: Bool) {
-        scratch.withUnsafeBufferPointer { p -> (Int?, Bool) in
-            var nonASCII = false
-            var k = range.lowerBound
-            // Eight bytes at a time while no byte is below 0x20 (a control character or a tab).
-            if let base = p.baseAddress {
-                let raw = UnsafeRawPointer(base)
-                while k &+ 8 <= range.upperBound {
-                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: UInt64.self))
-                    if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 { break }
-                    if word & 0x8080_8080_8080_8080 != 0 { nonASCII = true }
-                    k &+= 8
-                }
+        scratch.withUnsafeBufferPointer { Self.scanForControlBytes($0, range) }
+    }
+
+    /// ``scanForControlBytes(_:)`` of `p[range]`.
+    private static func scanForControlBytes(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> (control: Int?, nonASCII: Bool) {
+        var nonASCII = false
+        var k = range.lowerBound
+        // Eight bytes at a time while no byte is below 0x20 (a control character or a tab).
+        if let base = p.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while k &+ 8 <= range.upperBound {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: UInt64.self))
+                if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                if word & 0x8080_8080_8080_8080 != 0 { nonASCII = true }
+                k &+= 8
             }
-            while k < range.upperBound {
-                let b = p[k]
-                if b < 0x20 && b != 0x09 { return (k, nonASCII) }
-                if b >= 0x80 { nonASCII = true }
-                k += 1
-            }
-            return (nil, nonASCII)
         }
+        while k < range.upperBound {
+            let b = p[k]
+            if b < 0x20 && b != 0x09 { return (k, nonASCII) }
+            if b >= 0x80 { nonASCII = true }
+            k += 1
+        }
+        return (nil, nonASCII)
     }
 
     /// Whether `scratch[range]` holds a space or a tab, found with `memchr`.
@@ -1071,7 +1112,7 @@ struct CardParser {
             && (property.parameter("ENCODING") != nil || property.parameter("VALUE") != nil)
         var value = property.rawValue
         let name = property.name
-        value.withUTF8 { checkNameAndValue(traits, writtenName: name, value: $0, hasEncodingOrValue: hasEncodingOrValue, line: lineIndex) }
+        value.withUTF8 { checkNameAndValue(traits, writtenName: { name }, value: $0, hasEncodingOrValue: hasEncodingOrValue, line: lineIndex) }
         if property.parameters.isEmpty { return }
         property.parameters.withUnsafeBufferPointer { parameters in
             for index in parameters.indices {
@@ -1083,16 +1124,16 @@ struct CardParser {
 
     /// The checks of a property's name and value (the value in 3.0/4.0 escaping, as UTF-8), for
     /// a built property and for a line checked without building it alike.
-    private mutating func checkNameAndValue(_ traits: PropertyTraits, writtenName: String, value: UnsafeBufferPointer<UInt8>,
+    private mutating func checkNameAndValue(_ traits: PropertyTraits, writtenName: () -> String, value: UnsafeBufferPointer<UInt8>,
                                             hasEncodingOrValue: Bool, line lineIndex: Int) {
         if !traits.isExtension && !traits.isKnown {
-            warn(.propertyNotInVersion, "\(writtenName) is neither a registered property nor an X- extension; it was kept", line: lineIndex, offset: 0)
+            warn(.propertyNotInVersion, "\(writtenName()) is neither a registered property nor an X- extension; it was kept", line: lineIndex, offset: 0)
         }
         if version == .v4_0 && traits.isOnlyIn3 {
-            warn(.propertyNotInVersion, "\(writtenName) is not a vCard 4.0 property; it was kept", line: lineIndex, offset: 0)
+            warn(.propertyNotInVersion, "\(writtenName()) is not a vCard 4.0 property; it was kept", line: lineIndex, offset: 0)
         }
         if version == .v3_0 && traits.isOnlyIn4 {
-            warn(.propertyNotInVersion, "\(writtenName) is a vCard 4.0 property in a 3.0 card; it was kept", line: lineIndex, offset: 0)
+            warn(.propertyNotInVersion, "\(writtenName()) is a vCard 4.0 property in a 3.0 card; it was kept", line: lineIndex, offset: 0)
         }
         let expected: Int? = traits.role == .name ? 5 : traits.role == .address ? 7 : nil
         if let expected, version != .v2_1, !value.isEmpty {
@@ -1105,7 +1146,7 @@ struct CardParser {
         if version == .v3_0 && traits.kind == .binary && !hasEncodingOrValue {
             let text = String(decoding: value, as: UTF8.self)
             if !text.hasPrefix("data:") {
-                warn(.invalidValue, "\(writtenName) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(text.contains(":") ? "a URI" : "inline data")",
+                warn(.invalidValue, "\(writtenName()) in vCard 3.0 needs ENCODING=b for inline data or VALUE=uri for a link; it was read as \(text.contains(":") ? "a URI" : "inline data")",
                      line: lineIndex, offset: 0)
             }
         }
