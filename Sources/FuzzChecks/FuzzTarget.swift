@@ -51,6 +51,27 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
         let rewritten = writer.bytes(for: second.cards)
         try expect(rewritten == written, "write → read → write changed the bytes", written, rewritten)
         try checkPlainCardReader(input, fullRead: first.cards)
+        try checkDeferredCards(input, fullRead: first)
+    }
+
+    /// Cards read with their properties deferred are the cards read without: the same
+    /// diagnostics, the same properties with the same original bytes, the same text written back.
+    private static func checkDeferredCards(_ input: [UInt8], fullRead first: VCardReadResult) throws(FuzzFailure) {
+        var options = VCardReadOptions.lenient
+        options.deferredVersions = [.v3_0, .v4_0]
+        guard let deferred = try? VCardReader.read(input, options: options) else {
+            throw FuzzFailure("the input can be read, but not with deferred cards")
+        }
+        try expect(deferred.diagnostics == first.diagnostics, "deferring cards changed the diagnostics",
+                   Array(deferred.diagnostics.description.utf8), Array(first.diagnostics.description.utf8))
+        try expect(deferred.cards.count == first.cards.count, "deferring cards changed how many were read")
+        for (card, reference) in zip(deferred.cards, first.cards) {
+            try expect(card.properties == reference.properties && card.properties.map(\.original) == reference.properties.map(\.original)
+                       && card.isUnedited == reference.isUnedited,
+                       "a deferred card differs from the card built right away")
+        }
+        let writer = VCardWriter()
+        try expect(writer.bytes(for: deferred) == writer.bytes(for: first), "a file of deferred cards is written back differently")
     }
 
     /// The fast reader of plain cards gives what the full reader gives, or leaves the card to it.
