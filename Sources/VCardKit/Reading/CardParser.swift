@@ -24,7 +24,7 @@ struct CardParser {
     private var segments: [Segment] = []
     /// The bytes of the parameter value being read, reused from one parameter to the next.
     private var parameterValue: [UInt8] = []
-    /// The parameters of the plain line in `scratch` (see ``plainLine()``), reused from line to line.
+    /// The parameters of the last plain line found (see ``plainLine(in:)``), reused from line to line.
     private var plainParameters: [PlainParameter] = []
 
     /// Where a piece of an unfolded logical line comes from, to locate diagnostics.

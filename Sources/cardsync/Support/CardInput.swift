@@ -177,10 +177,13 @@ enum CardInput {
         var cards = 0
     }
 
-    /// Splits `frames` into one contiguous part per core and parses (and renders) the parts concurrently.
+    /// Splits `frames` into contiguous parts, four per core, and parses (and renders) the parts
+    /// concurrently. Each core takes the next part when it is done with one: cards differ in size
+    /// (a photo weighs as much as hundreds of plain cards), and the reading thread shares a core,
+    /// so one part per core left a core idle while the other finished a heavier part.
     private static func parseInParallel(_ frames: [VCardFrame],
                                         render: @Sendable (VCard, inout [UInt8]) -> [Diagnostic]) -> [PartResult] {
-        let workers = min(max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, frames.count / 16))
+        let workers = min(max(1, 4 * ProcessInfo.processInfo.activeProcessorCount), max(1, frames.count / 16))
         let results = UnsafeMutableBufferPointer<PartResult>.allocate(capacity: workers)
         results.initialize(repeating: PartResult())
         defer { results.deinitialize(); results.deallocate() }
