@@ -186,8 +186,9 @@ import TestSupport
         #expect(cards.map(\.isDeferred) == [false, false, true])
     }
 
-    /// A deferred card is built once, by whichever thread asks first; every copy sees the same properties.
-    @Test func copiesOfADeferredCardBuildItOnceFromAnyThread() async throws {
+    /// Copies of a deferred card read from many threads at once all get the same properties (the
+    /// first to ask builds them, under a lock; the sanitizer runs check the sharing).
+    @Test func copiesOfADeferredCardReadFromManyThreadsGetTheSameProperties() async throws {
         let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada\r\nNOTE:shared\r\nEND:VCARD\r\n"
         var options = VCardReadOptions.lenient
         options.deferredVersions = [.v4_0]

@@ -81,9 +81,6 @@ struct PropertyTraits: Sendable, Hashable {
         return (name, of(name))
     }
 
-    /// The traits of a registered name, compared ignoring ASCII case, and whether `bytes` spell
-    /// it in upper case exactly; `nil` for any other name. No hashing and no `String`: the name is
-    /// packed into three words and compared with the packed registered names.
     /// The traits of the name in `bytes` (as ``named(_:)`` finds them, without the name itself
     /// when it is registered).
     static func traits(of bytes: UnsafeBufferPointer<UInt8>) -> PropertyTraits {
@@ -91,6 +88,9 @@ struct PropertyTraits: Sendable, Hashable {
         return of(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// The traits of a registered name, compared ignoring ASCII case, and whether `bytes` spell
+    /// it in upper case exactly; `nil` for any other name. No hashing and no `String`: the name is
+    /// packed into three words and compared with the packed registered names.
     @inline(__always)
     private static func registered(_ bytes: UnsafeBufferPointer<UInt8>) -> (PropertyTraits, exact: Bool)? {
         guard let packed = PackedName(bytes) else { return nil }
