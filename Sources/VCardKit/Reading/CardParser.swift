@@ -577,25 +577,9 @@ struct CardParser {
         plainParameters.removeAll(keepingCapacity: true)
         let count = p.count
         guard count > 0, p[0] != 0x23, version != .v2_1 else { return nil }
-        @inline(__always) func isValidName(_ range: Range<Int>) -> Bool {
-            for k in range {
-                let b = p[k]
-                let ok = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D
-                if !ok { return false }
-            }
-            return !range.isEmpty
-        }
-        @inline(__always) func named(_ literal: StaticString, _ range: Range<Int>) -> Bool {
-            range.count == literal.utf8CodeUnitCount && p.matchesUppercase(literal, at: range.lowerBound, end: range.upperBound)
-        }
-        var i = 0
-        var groupEnd: Int?
-        while i < count {
-            let b = p[i]
-            if b == 0x3A || b == 0x3B { break }
-            if b == 0x2E && groupEnd == nil { groupEnd = i }
-            i += 1
-        }
+        func isValidName(_ range: Range<Int>) -> Bool { Self.isValidName(p, range) }
+        func named(_ literal: StaticString, _ range: Range<Int>) -> Bool { p.isName(literal, range) }
+        var (i, groupEnd) = Self.locateName(p)
         guard i < count else { return nil }
         let nameStart = groupEnd.map { $0 + 1 } ?? 0
         guard isValidName(nameStart..<i), groupEnd.map({ isValidName(0..<$0) }) ?? true else { return nil }
@@ -670,14 +654,9 @@ struct CardParser {
             let name = String(decoding: p[parameter.name], as: UTF8.self)
             var values: [String] = []
             if checksValues(ofParameterNamed: name.asciiUppercased) {
-                let range = parameter.name
                 // As parseParameter splits them: LABEL, GEO and TZ hold one value, and in quotes
                 // only TYPE's commas separate values.
-                let isType = range.count == 4 && p.matchesUppercase("TYPE", at: range.lowerBound, end: range.upperBound)
-                let isSingleValued = range.count == 5 && p.matchesUppercase("LABEL", at: range.lowerBound, end: range.upperBound)
-                    || range.count == 3 && p.matchesUppercase("GEO", at: range.lowerBound, end: range.upperBound)
-                    || range.count == 2 && p.matchesUppercase("TZ", at: range.lowerBound, end: range.upperBound)
-                if isSingleValued || parameter.isQuoted && !isType {
+                if Self.isSingleValued(p, parameter.name) || parameter.isQuoted && !p.isName("TYPE", parameter.name) {
                     values = [String(decoding: p[parameter.values], as: UTF8.self)]
                 } else {
                     values = p[parameter.values].split(separator: 0x2C).map { String(decoding: $0, as: UTF8.self) }
@@ -693,14 +672,7 @@ struct CardParser {
         let count = scratch.count
         if scratch.first == 0x23 { return .notAContentLine }
         // Name, with an optional group.
-        var i = 0
-        var groupEnd: Int?
-        while i < count {
-            let b = scratch[i]
-            if b == 0x3A || b == 0x3B { break }
-            if b == 0x2E && groupEnd == nil { groupEnd = i }
-            i += 1
-        }
+        var (i, groupEnd) = scratch.withUnsafeBufferPointer { Self.locateName($0) }
         guard i < count else { return .notAContentLine }
         let nameStart = groupEnd.map { $0 + 1 } ?? 0
         if nameStart == i {
@@ -736,12 +708,37 @@ struct CardParser {
     }
 
     private func isValidName(_ range: Range<Int>) -> Bool {
+        scratch.withUnsafeBufferPointer { Self.isValidName($0, range) }
+    }
+
+    /// Whether `p[range]` is a name: letters, digits and `-`, at least one.
+    private static func isValidName(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         for k in range {
-            let b = scratch[k]
+            let b = p[k]
             let ok = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D
             if !ok { return false }
         }
         return !range.isEmpty
+    }
+
+    /// Where the name of the content line `p` ends (at its first `:` or `;`, or `p.count` when it
+    /// has neither) and where its group ends (its first `.` before that), if it has one.
+    private static func locateName(_ p: UnsafeBufferPointer<UInt8>) -> (end: Int, groupEnd: Int?) {
+        var i = 0
+        var groupEnd: Int?
+        while i < p.count {
+            let b = p[i]
+            if b == 0x3A || b == 0x3B { break }
+            if b == 0x2E && groupEnd == nil { groupEnd = i }
+            i += 1
+        }
+        return (i, groupEnd)
+    }
+
+    /// Whether the parameter named `p[range]` holds one value that may itself contain commas:
+    /// LABEL, GEO and TZ.
+    private static func isSingleValued(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        p.isName("LABEL", range) || p.isName("GEO", range) || p.isName("TZ", range)
     }
 
     /// Parses one parameter starting at `start`; returns it (or `nil` when it was dropped) and the
@@ -781,7 +778,7 @@ struct CardParser {
         var quoted = false
         let isType = scratchIs("TYPE", nameRange)
         // LABEL, GEO and TZ hold one value that may itself contain commas.
-        let isSingleValued = scratchIs("LABEL", nameRange) || scratchIs("GEO", nameRange) || scratchIs("TZ", nameRange)
+        let isSingleValued = scratch.withUnsafeBufferPointer { Self.isSingleValued($0, nameRange) }
         while i < count {
             let b = scratch[i]
             if b == 0x22 {
@@ -819,8 +816,7 @@ struct CardParser {
     /// Whether `scratch[range]` is `literal` (upper-case ASCII), ignoring ASCII case.
     @inline(__always)
     private func scratchIs(_ literal: StaticString, _ range: Range<Int>) -> Bool {
-        range.count == literal.utf8CodeUnitCount
-            && scratch.withUnsafeBufferPointer { $0.matchesUppercase(literal, at: range.lowerBound, end: range.upperBound) }
+        scratch.withUnsafeBufferPointer { $0.isName(literal, range) }
     }
 
     /// The name vCard 2.1 implies for a parameter written as a bare value.

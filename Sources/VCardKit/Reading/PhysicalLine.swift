@@ -27,6 +27,13 @@ extension UnsafeBufferPointer<UInt8> {
         }
         return true
     }
+
+    /// Whether the bytes in `range` are `literal` exactly, ignoring ASCII case (`literal` must be
+    /// upper-case): a parameter or property name compared in place.
+    @inline(__always)
+    func isName(_ literal: StaticString, _ range: Range<Int>) -> Bool {
+        range.count == literal.utf8CodeUnitCount && matchesUppercase(literal, at: range.lowerBound, end: range.upperBound)
+    }
 }
 
 /// What a line means to the structure of the input: the start or end of a card, the start or end
