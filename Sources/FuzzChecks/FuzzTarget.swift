@@ -55,7 +55,8 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
     }
 
     /// Cards read with their properties deferred are the cards read without: the same
-    /// diagnostics, the same properties with the same original bytes, the same text written back.
+    /// diagnostics, the same properties with the same original bytes, the same text written back
+    /// and written in 3.0 and 4.0.
     private static func checkDeferredCards(_ input: [UInt8], fullRead first: VCardReadResult) throws(FuzzFailure) {
         var options = VCardReadOptions.lenient
         options.deferredVersions = [.v3_0, .v4_0]
@@ -72,6 +73,18 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
         }
         let writer = VCardWriter()
         try expect(writer.bytes(for: deferred) == writer.bytes(for: first), "a file of deferred cards is written back differently")
+        // Converted, a deferred card copies the lines conversion leaves alone: the same text and notes.
+        for target in [VCardVersion.v3_0, .v4_0] {
+            let converter = VCardWriter(target: target)
+            for (card, reference) in zip(deferred.cards, first.cards) {
+                var written: [UInt8] = [], expected: [UInt8] = []
+                let notes = converter.write(card, into: &written)
+                let expectedNotes = converter.write(reference, into: &expected)
+                try expect(written == expected, "a deferred card is written as \(target.rawValue) differently", written, expected)
+                try expect(notes == expectedNotes, "a deferred card written as \(target.rawValue) gives other notes",
+                           Array(notes.description.utf8), Array(expectedNotes.description.utf8))
+            }
+        }
     }
 
     /// The fast reader of plain cards gives what the full reader gives, or leaves the card to it.

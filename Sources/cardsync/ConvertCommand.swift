@@ -48,9 +48,10 @@ struct ConvertCommand: AsyncParsableCommand {
             case .vcard3, .vcard4:
                 // Cards are written as parts of a file: with the blank lines between them as read.
                 let writer = VCardWriter(target: to.version, preservesOriginalFormatting: !canonical)
-                // Cards already in the target version are copied as read: checked, never built.
+                // Cards are checked as read, not built: a card already in the target version is
+                // copied as read, and of another only the lines that conversion changes are built.
                 var options = VCardReadOptions.lenient
-                if !canonical { options.deferredVersions = [to.version] }
+                if !canonical { options.deferredVersions = [.v3_0, .v4_0] }
                 summary = try CardInput.process(input, options: options, progress: progress, render: { card, bytes in
                     writer.write(card, asPartOfFile: true, into: &bytes)
                 }, output: { bytes throws(CommandFailure) in try sink.write(bytes) })

@@ -17,18 +17,68 @@ public enum VersionConverter {
     /// preserves formatting can copy them; everything else is written in canonical form.
     public static func convert(_ card: VCard, to target: VCardVersion) -> (card: VCard, notes: [Diagnostic]) {
         precondition(target != .v2_1, "cardsync writes vCard 3.0 and 4.0 only")
-        var notes: [Diagnostic] = []
         let source = card.sourceVersion ?? card.version ?? .v3_0
-        var properties: [VCardProperty] = [VCardProperty(name: "VERSION", rawValue: target.rawValue)]
-        properties.reserveCapacity(card.properties.count + 1)
-        for var property in card.properties where property.traits.upperName != "VERSION" {
+        let (lines, notes) = convert(card.properties.lazy.map { ConvertedLine.property($0) }, count: card.properties.count,
+                                     of: card, from: source, to: target)
+        // The list becomes the card's own (not appended property by property to an empty one).
+        let result = VCard(properties: lines.compactMap(\.property), originalBegin: nil, originalEnd: nil, location: card.location,
+                           sourceVersion: target)
+        return (result, notes)
+    }
+
+    /// The lines of `card` converted to `target` (3.0 or 4.0), and notes about what the target
+    /// lacks: what ``convert(_:to:)`` gives, as lines to write.
+    ///
+    /// With `copyingUnchangedLines`, a card read with its properties deferred (and not edited
+    /// since) is not built: each of its lines that the conversion leaves as it is, and that is
+    /// already written as the writer writes (``VCardWriter/isStrictlyFormatted(_:)``), is copied
+    /// as read, and only the other lines become properties. The written text is the same.
+    static func convertedLines(of card: VCard, to target: VCardVersion, copyingUnchangedLines: Bool) -> (lines: [ConvertedLine], notes: [Diagnostic]) {
+        precondition(target != .v2_1, "cardsync writes vCard 3.0 and 4.0 only")
+        let source = card.sourceVersion ?? card.version ?? .v3_0
+        if copyingUnchangedLines, source != .v2_1, let deferred = card.deferredProperties,
+           let lines = deferred.linesForConversion(to: target) {
+            return convert(lines, count: lines.count, of: card, from: source, to: target)
+        }
+        return convert(card.properties.lazy.map { ConvertedLine.property($0) }, count: card.properties.count,
+                       of: card, from: source, to: target)
+    }
+
+    /// Whether converting a property to `target` leaves it exactly as it is (no change, no note),
+    /// from what a plain line shows without building it: its name's traits, and whether one of
+    /// its parameters is one the conversion looks at (`VALUE`, `PREF`, `LABEL`, `SORT-AS`,
+    /// `MEDIATYPE`, or a `TYPE` that holds `pref`). `VERSION` is never unchanged: it is replaced.
+    ///
+    /// It must answer `false` for anything ``convert(_:to:)`` changes; when in doubt, `false`
+    /// (the line is then built and converted like any other).
+    static func leavesUnchanged(_ traits: PropertyTraits, hasConvertedParameter: Bool, to target: VCardVersion) -> Bool {
+        if hasConvertedParameter || traits.kind == .binary { return false }
+        switch traits.role {
+        case .version, .address, .label, .name, .geo, .sortString: return false
+        default: return target == .v4_0 ? !traits.isOnlyIn3 : !traits.isOnlyIn4
+        }
+    }
+
+    /// The conversion of a card's lines: `input` (`.copied` lines pass through as they are) from
+    /// `source` to `target`, and the notes, located in `card`.
+    private static func convert(_ input: some Sequence<ConvertedLine>, count: Int, of card: VCard, from source: VCardVersion,
+                                to target: VCardVersion) -> (lines: [ConvertedLine], notes: [Diagnostic]) {
+        var notes: [Diagnostic] = []
+        var lines: [ConvertedLine] = [.property(VCardProperty(name: "VERSION", rawValue: target.rawValue))]
+        lines.reserveCapacity(count + 1)
+        for line in input {
+            guard case .property(var property) = line else {
+                lines.append(line)
+                continue
+            }
+            if property.traits.upperName == "VERSION" { continue }
             // A property that the conversion leaves unchanged keeps its original bytes (any change
             // forgets them); vCard 2.1 bytes are never valid 3.0 or 4.0, so they are always dropped.
             if source == .v2_1 { property.original = nil }
             normalizeParameters(&property, from: source)
             switch target {
             case .v4_0: convertTo4(&property)
-            case .v3_0: convertTo3(&property, into: &properties)
+            case .v3_0: convertTo3(&property, into: &lines)
             case .v2_1: break
             }
             let traits = property.traits
@@ -36,15 +86,13 @@ public enum VersionConverter {
             if lacking && !(target == .v4_0 && (traits.upperName == "LABEL" || traits.upperName == "SORT-STRING")) {
                 notes.append(note(for: property, card: card, target: target))
             }
-            properties.append(property)
+            lines.append(.property(property))
         }
         if target == .v4_0 {
-            properties = mergeLabels(properties, notes: &notes, card: card)
-            properties = mergeSortString(properties, notes: &notes, card: card)
+            mergeLabels(&lines, notes: &notes, card: card)
+            mergeSortString(&lines, notes: &notes, card: card)
         }
-        // The list becomes the card's own (not appended property by property to an empty one).
-        let result = VCard(properties: properties, originalBegin: nil, originalEnd: nil, location: card.location, sourceVersion: target)
-        return (result, notes)
+        return (lines, notes)
     }
 
     /// Where a property was read, for notes: its line in the card's input.
@@ -135,12 +183,12 @@ public enum VersionConverter {
 
     /// Attaches each 3.0 `LABEL` to the `ADR` it labels (same types, the nearest one before it)
     /// as a `LABEL` parameter; a `LABEL` with no such address stays a property, with a warning.
-    private static func mergeLabels(_ properties: [VCardProperty], notes: inout [Diagnostic], card: VCard) -> [VCardProperty] {
-        guard properties.contains(where: { $0.traits.role == .label }) else { return properties }
-        var result = properties
+    /// (Labels and addresses are never `.copied` lines.)
+    private static func mergeLabels(_ lines: inout [ConvertedLine], notes: inout [Diagnostic], card: VCard) {
+        guard lines.contains(where: { $0.role == .label }) else { return }
         var removed: [Int] = []
-        for index in result.indices where result[index].traits.role == .label {
-            let label = result[index]
+        for index in lines.indices where lines[index].role == .label {
+            guard let label = lines[index].property else { continue }
             let onlyTypes = label.parameters.allSatisfy { $0.hasName("TYPE") || $0.hasName("PREF") }
             var target: Int?
             if onlyTypes {
@@ -149,16 +197,17 @@ public enum VersionConverter {
                 // The nearest matching address before the label, else the first one after it.
                 var before: Int?
                 var after: Int?
-                for i in result.indices where i != index && result[i].traits.role == .address {
-                    let address = result[i]
+                for i in lines.indices where i != index && lines[i].role == .address {
+                    guard let address = lines[i].property else { continue }
                     guard address.parameter("LABEL") == nil, address.group == label.group,
                           address.parameter("PREF")?.values == labelPref, typeSet(of: address) == labelTypes else { continue }
                     if i < index { before = i } else if after == nil { after = i }
                 }
                 target = before ?? after
             }
-            if let target {
-                placeLabel(VCardParameter(name: "LABEL", value: TextEscaping.unescape(label.rawValue)), in: &result[target])
+            if let target, case .property(var address) = lines[target] {
+                placeLabel(VCardParameter(name: "LABEL", value: TextEscaping.unescape(label.rawValue)), in: &address)
+                lines[target] = .property(address)
                 removed.append(index)
             } else {
                 notes.append(Diagnostic(severity: .warning, code: .propertyNotInVersion,
@@ -166,9 +215,8 @@ public enum VersionConverter {
                                         location: location(of: label, in: card)))
             }
         }
-        // The labels now carried by their addresses leave the list (moved out, not copied).
-        for index in removed.reversed() { result.remove(at: index) }
-        return result
+        // The labels now carried by their addresses leave the list.
+        for index in removed.reversed() { lines.remove(at: index) }
     }
 
     /// The lower-cased `TYPE` values of a property, as a set.
@@ -181,22 +229,22 @@ public enum VersionConverter {
     }
 
     /// Moves a 3.0 `SORT-STRING` into the `SORT-AS` parameter of `N` (4.0); without an `N` to
-    /// carry it, it stays a property, with a warning like any property 4.0 lacks.
-    private static func mergeSortString(_ properties: [VCardProperty], notes: inout [Diagnostic], card: VCard) -> [VCardProperty] {
-        guard let sortIndex = properties.firstIndex(where: { $0.traits.upperName == "SORT-STRING" }) else { return properties }
-        guard properties.count(where: { $0.traits.upperName == "SORT-STRING" }) == 1,
-              properties[sortIndex].parameters.isEmpty,
-              let nameIndex = properties.firstIndex(where: { $0.traits.upperName == "N" }),
-              properties[nameIndex].parameter("SORT-AS") == nil else {
-            for property in properties where property.traits.upperName == "SORT-STRING" {
+    /// carry it, it stays a property, with a warning like any property 4.0 lacks. (Neither is
+    /// ever a `.copied` line.)
+    private static func mergeSortString(_ lines: inout [ConvertedLine], notes: inout [Diagnostic], card: VCard) {
+        func isSortString(_ line: ConvertedLine) -> Bool { line.role == .sortString }
+        guard let sortIndex = lines.firstIndex(where: isSortString), let sortString = lines[sortIndex].property else { return }
+        guard lines.count(where: isSortString) == 1, sortString.parameters.isEmpty,
+              let nameIndex = lines.firstIndex(where: { $0.role == .name }),
+              case .property(var name) = lines[nameIndex], name.parameter("SORT-AS") == nil else {
+            for case .property(let property) in lines where property.traits.upperName == "SORT-STRING" {
                 notes.append(note(for: property, card: card, target: .v4_0))
             }
-            return properties
+            return
         }
-        var result = properties
-        result[nameIndex].parameters.append(VCardParameter(name: "SORT-AS", value: TextEscaping.unescape(properties[sortIndex].rawValue)))
-        result.remove(at: sortIndex)
-        return result
+        name.parameters.append(VCardParameter(name: "SORT-AS", value: TextEscaping.unescape(sortString.rawValue)))
+        lines[nameIndex] = .property(name)
+        lines.remove(at: sortIndex)
     }
 
     /// Puts an address's `LABEL` parameter in its canonical place: right after `TYPE` and `PREF`.
@@ -207,7 +255,7 @@ public enum VersionConverter {
 
     // MARK: - To 3.0
 
-    private static func convertTo3(_ property: inout VCardProperty, into properties: inout [VCardProperty]) {
+    private static func convertTo3(_ property: inout VCardProperty, into lines: inout [ConvertedLine]) {
         if let index = property.parameters.firstIndex(where: { $0.hasName("PREF") }), property.parameters[index].values == ["1"] {
             property.parameters[index] = VCardParameter(name: "TYPE", value: "pref")
         }
@@ -229,7 +277,7 @@ public enum VersionConverter {
             let sortAs = property.parameters.remove(at: sortIndex)
             var sortString = VCardProperty(group: property.group, name: "SORT-STRING", text: sortAs.values[0])
             sortString.line = property.line
-            properties.append(property)
+            lines.append(.property(property))
             property = sortString
         }
         if property.traits.upperName == "ADR", let labelIndex = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
@@ -238,7 +286,7 @@ public enum VersionConverter {
                                               parameters: property.parameters.filter { $0.hasName("TYPE") },
                                               text: label.values.joined(separator: ","))
             labelProperty.line = property.line
-            properties.append(property)
+            lines.append(.property(property))
             property = labelProperty
         }
     }
@@ -268,5 +316,24 @@ public enum VersionConverter {
         let parts = value.dropFirst(4).split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ Double($0) != nil }) else { return nil }
         return "\(parts[0]);\(parts[1])"
+    }
+}
+
+/// A line of a converted card: a property, or the bytes of a line that the conversion leaves as
+/// it was read and that are already written as the writer writes them.
+enum ConvertedLine {
+    case property(VCardProperty)
+    case copied(ArraySlice<UInt8>)
+
+    /// The property, unless the line is copied.
+    var property: VCardProperty? {
+        if case .property(let property) = self { return property }
+        return nil
+    }
+
+    /// The role of the property's name, unless the line is copied.
+    var role: PropertyTraits.Role? {
+        if case .property(let property) = self { return property.traits.role }
+        return nil
     }
 }

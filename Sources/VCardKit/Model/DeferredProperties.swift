@@ -14,11 +14,14 @@ import Darwin
 /// parse made here reports nothing new; its diagnostics are dropped.
 final class DeferredProperties: @unchecked Sendable {
     private let frame: VCardFrame
+    /// The card's logical lines (its properties to be), in order.
+    private let logicalLines: [DeferredLine]
     /// Guards ``built``.
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
     private var built: [VCardProperty]?
 
-    init(_ frame: VCardFrame) {
+    init(_ frame: VCardFrame, logicalLines: [DeferredLine]) {
+        self.logicalLines = logicalLines
         var options = frame.options
         options.deferredVersions = []
         self.frame = VCardFrame(bytes: frame.bytes, lines: frame.lines, blankLinesBefore: frame.blankLinesBefore,
@@ -43,4 +46,41 @@ final class DeferredProperties: @unchecked Sendable {
         built = properties
         return properties
     }
+}
+
+extension DeferredProperties {
+    /// The card's lines on their way to `target` (see ``VersionConverter/convertedLines(of:to:copyingUnchangedLines:)``):
+    /// a line that conversion leaves as it is and that is already written as the writer writes
+    /// is copied as read; every other line is built into its property, as the full parse builds
+    /// it. `nil` if a line cannot be built on its own (the card is then converted whole).
+    func linesForConversion(to target: VCardVersion) -> [ConvertedLine]? {
+        var lines: [ConvertedLine] = []
+        lines.reserveCapacity(logicalLines.count)
+        var builder: CardParser?
+        let last = frame.lines.count - 1
+        for index in logicalLines.indices {
+            let line = logicalLines[index]
+            let end = index + 1 < logicalLines.count ? logicalLines[index + 1].firstLine : last
+            let bytes = frame.bytes[frame.lines[line.firstLine].start..<frame.lines[end - 1].end]
+            let unchanged = target == .v4_0 ? line.unchangedIn4 : line.unchangedIn3
+            if unchanged && VCardWriter.isStrictlyFormatted(bytes) {
+                lines.append(.copied(bytes))
+                continue
+            }
+            if builder == nil { builder = CardParser(buildingLinesOf: frame) }
+            guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else { return nil }
+            lines.append(.property(property))
+        }
+        return lines
+    }
+}
+
+/// A logical line of a card read with its properties deferred: where it starts, and whether
+/// converting it to 3.0 or to 4.0 leaves it as it is
+/// (``VersionConverter/leavesUnchanged(_:hasConvertedParameter:to:)``).
+struct DeferredLine: Sendable {
+    /// The index of its first physical line in the card's frame.
+    var firstLine: Int
+    var unchangedIn3: Bool
+    var unchangedIn4: Bool
 }

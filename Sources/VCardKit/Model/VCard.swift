@@ -87,9 +87,10 @@ public struct VCard: Sendable {
 
     /// A card read from `frame` whose properties are built from it on first use; `frame` was
     /// checked without building them, and the card is unedited: its whole text is `frame`'s.
-    init(deferring frame: VCardFrame, beginEnd: Int, endLine: PhysicalLine, location: SourceLocation, sourceVersion: VCardVersion) {
+    init(deferring frame: VCardFrame, logicalLines: [DeferredLine], beginEnd: Int, endLine: PhysicalLine, location: SourceLocation,
+         sourceVersion: VCardVersion) {
         builtProperties = []
-        deferred = DeferredProperties(frame)
+        deferred = DeferredProperties(frame, logicalLines: logicalLines)
         originalBegin = frame.bytes[0..<beginEnd]
         originalEnd = frame.bytes[endLine.start..<endLine.end]
         originalText = frame.bytes[...]
@@ -101,6 +102,10 @@ public struct VCard: Sendable {
     /// Whether the card was read with its properties deferred and they were not replaced since
     /// (reading them builds them, and leaves the card deferred).
     var isDeferred: Bool { deferred != nil }
+
+    /// The text a card read with its properties deferred is built from, while the card is
+    /// unedited.
+    var deferredProperties: DeferredProperties? { deferred }
 
     /// The version named by the card's `VERSION` property, if it names one cardsync knows.
     public var version: VCardVersion? {

@@ -26,6 +26,8 @@ struct CardParser {
     private var parameterValue: [UInt8] = []
     /// The parameters of the last plain line found (see ``plainLine(in:)``), reused from line to line.
     private var plainParameters: [PlainParameter] = []
+    /// The list ``property(ofLogicalLineAt:end:)`` builds a property in, reused from line to line.
+    private var builtLine: [VCardProperty] = []
 
     /// Where a piece of an unfolded logical line comes from, to locate diagnostics.
     private struct Segment {
@@ -493,6 +495,9 @@ struct CardParser {
         var traits: PropertyTraits
         var valueStart: Int
         var hasEncodingOrValue: Bool
+        /// Whether a parameter is one that version conversion looks at (see
+        /// ``VersionConverter/leavesUnchanged(_:hasConvertedParameter:to:)``).
+        var hasConvertedParameter: Bool
     }
 
     /// A parameter of a plain line: `NAME=value[,value…]` or `NAME="value[,value…]"`, printable
@@ -514,9 +519,9 @@ struct CardParser {
         // The per-property checks come after every line's own diagnostics, as in checkCard.
         var propertyChecks: [Diagnostic] = []
         var traits: [PropertyTraits] = []
-        var firstLines: [Int] = []
+        var logicalLines: [DeferredLine] = []
         traits.reserveCapacity(last - 1)
-        firstLines.reserveCapacity(last - 1)
+        logicalLines.reserveCapacity(last - 1)
         // Local, so that the checks (which change `self`) can run while these bytes are read.
         let bytes = self.bytes
         var index = 1
@@ -558,14 +563,47 @@ struct CardParser {
                 return nil
             }
             traits.append(plain.traits)
-            firstLines.append(index)
+            logicalLines.append(DeferredLine(
+                firstLine: index,
+                unchangedIn3: VersionConverter.leavesUnchanged(plain.traits, hasConvertedParameter: plain.hasConvertedParameter, to: .v3_0),
+                unchangedIn4: VersionConverter.leavesUnchanged(plain.traits, hasConvertedParameter: plain.hasConvertedParameter, to: .v4_0)))
             index = end
         }
         diagnostics += propertyChecks
-        checkCardLevel(traits, firstLines: firstLines)
+        checkCardLevel(traits, firstLines: logicalLines.lazy.map(\.firstLine))
         let frame = VCardFrame(bytes: bytes, lines: lines, blankLinesBefore: blankLinesBefore, sourceName: sourceName, options: options)
-        return VCard(deferring: frame, beginEnd: lines[0].end, endLine: lines[last],
+        return VCard(deferring: frame, logicalLines: logicalLines, beginEnd: lines[0].end, endLine: lines[last],
                      location: SourceLocation(source: sourceName, line: lines[0].number, column: 1), sourceVersion: version)
+    }
+
+    /// A parser that builds single logical lines of a card checked by ``checkedWithoutBuilding()``
+    /// (see ``property(ofLogicalLineAt:end:)``), as its full parse builds them.
+    init(buildingLinesOf frame: VCardFrame) {
+        var options = frame.options
+        options.deferredVersions = []
+        self.init(bytes: frame.bytes, lines: frame.lines, blankLinesBefore: frame.blankLinesBefore, sourceName: frame.sourceName,
+                  options: options)
+        detectVersion()
+    }
+
+    /// The property the full parse builds from the logical line on lines `first..<end` of a card
+    /// checked by ``checkedWithoutBuilding()``, with its original bytes; `nil` if the line turns
+    /// out to be anything else. Diagnostics were reported when the card was checked: the ones
+    /// found here are dropped.
+    mutating func property(ofLogicalLineAt first: Int, end: Int) -> VCardProperty? {
+        defer { diagnostics.removeAll(keepingCapacity: true) }
+        let (assembledEnd, nestedCard) = assemble(from: first, last: lines.count - 1)
+        guard assembledEnd == end, nestedCard == nil else { return nil }
+        var built = builtLine
+        builtLine = []
+        defer {
+            built.removeAll(keepingCapacity: true)
+            builtLine = built
+        }
+        guard case .property = parseLogicalLine(firstLine: first, nestedCard: nil, into: &built), var property = built.popLast()
+        else { return nil }
+        property.original = bytes[lines[first].start..<lines[end - 1].end]
+        return property
     }
 
     /// The logical line `p` located, when it is plain: a valid name (with a valid group),
@@ -585,6 +623,7 @@ struct CardParser {
         guard isValidName(nameStart..<i), groupEnd.map({ isValidName(0..<$0) }) ?? true else { return nil }
         let nameEnd = i
         var hasValueParameter = false
+        var hasConvertedParameter = false
         while i < count && p[i] == 0x3B {
             i += 1
             let parameterStart = i
@@ -593,11 +632,15 @@ struct CardParser {
             guard i < count, p[i] == 0x3D, isValidName(parameterName), !named("ENCODING", parameterName), !named("CHARSET", parameterName)
             else { return nil }
             if named("VALUE", parameterName) { hasValueParameter = true }
+            if named("VALUE", parameterName) || named("PREF", parameterName) || named("LABEL", parameterName)
+                || named("SORT-AS", parameterName) || named("MEDIATYPE", parameterName) {
+                hasConvertedParameter = true
+            }
+            let isType = named("TYPE", parameterName)
             i += 1
             if i < count && p[i] == 0x22 {
                 // A value in quotes, closed right before the next ';' or ':'; commas in it separate
                 // values of TYPE only.
-                let isType = named("TYPE", parameterName)
                 i += 1
                 let contentStart = i
                 var itemStart = i
@@ -611,6 +654,7 @@ struct CardParser {
                     i += 1
                 }
                 guard i < count, i > itemStart else { return nil }
+                if isType && Self.mentionsPref(p, contentStart..<i) { hasConvertedParameter = true }
                 plainParameters.append(PlainParameter(name: parameterName, values: contentStart..<i, isQuoted: true))
                 i += 1
                 guard i < count, p[i] == 0x3B || p[i] == 0x3A else { return nil }
@@ -630,6 +674,7 @@ struct CardParser {
                 i += 1
             }
             guard i > itemStart else { return nil }
+            if isType && Self.mentionsPref(p, valuesStart..<i) { hasConvertedParameter = true }
             plainParameters.append(PlainParameter(name: parameterName, values: valuesStart..<i, isQuoted: false))
         }
         guard i < count, p[i] == 0x3A else { return nil }
@@ -638,7 +683,19 @@ struct CardParser {
         guard control == nil else { return nil }
         if nonASCII, String(validating: p[valueStart..<count], as: UTF8.self) == nil { return nil }
         let traits = PropertyTraits.traits(of: UnsafeBufferPointer(rebasing: p[nameStart..<nameEnd]))
-        return PlainLine(name: nameStart..<nameEnd, traits: traits, valueStart: valueStart, hasEncodingOrValue: hasValueParameter)
+        return PlainLine(name: nameStart..<nameEnd, traits: traits, valueStart: valueStart, hasEncodingOrValue: hasValueParameter,
+                         hasConvertedParameter: hasConvertedParameter)
+    }
+
+    /// Whether `p[range]` holds `pref` in any case (the values of a `TYPE`, which conversion
+    /// turns into `PREF`; anywhere, not only as a whole value, to be on the safe side).
+    private static func mentionsPref(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var k = range.lowerBound
+        while k + 4 <= range.upperBound {
+            if p[k] | 0x20 == 0x70 && p.matchesUppercase("PREF", at: k, end: range.upperBound) { return true }
+            k += 1
+        }
+        return false
     }
 
     /// ``checkProperty(_:line:)`` of the property a full parse builds from the plain line `p`,
@@ -1030,8 +1087,9 @@ struct CardParser {
 
     /// The checks of the card as a whole, from the traits of its properties (in order) and the
     /// index of each one's first line.
-    private mutating func checkCardLevel<Properties: RandomAccessCollection>(_ properties: Properties, firstLines: [Int])
-    where Properties.Element == PropertyTraits, Properties.Index == Int {
+    private mutating func checkCardLevel<Properties: RandomAccessCollection, FirstLines: RandomAccessCollection>(
+        _ properties: Properties, firstLines: FirstLines
+    ) where Properties.Element == PropertyTraits, Properties.Index == Int, FirstLines.Element == Int, FirstLines.Index == Int {
         // Counts and second occurrences instead of lists: nothing is allocated for a card
         // without duplicates.
         var versionCount = 0, secondVersion = 0

@@ -43,9 +43,9 @@ struct PropertyTraits: Sendable, Hashable {
     /// repeats are found with a bit mask.
     var singularBit: UInt16 = 0
 
-    /// A name the card checks treat specially.
+    /// A name the card checks or the version conversion treat specially.
     enum Role: UInt8, Sendable, Hashable {
-        case other, version, uid, formattedName, name, address, telephone, email, label
+        case other, version, uid, formattedName, name, address, telephone, email, label, geo, sortString
 
         init(upperName: String) {
             switch upperName {
@@ -57,6 +57,8 @@ struct PropertyTraits: Sendable, Hashable {
             case "TEL": self = .telephone
             case "EMAIL": self = .email
             case "LABEL": self = .label
+            case "GEO": self = .geo
+            case "SORT-STRING": self = .sortString
             default: self = .other
             }
         }

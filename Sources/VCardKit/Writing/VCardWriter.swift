@@ -51,8 +51,8 @@ public struct VCardWriter: Sendable {
             }
         }
         let writable = wanted == .v2_1 ? .v3_0 : wanted
-        let (converted, notes) = VersionConverter.convert(card, to: writable)
-        appendConverted(converted, version: writable, into: &output)
+        let (lines, notes) = VersionConverter.convertedLines(of: card, to: writable, copyingUnchangedLines: preservesOriginalFormatting)
+        appendConverted(lines, version: writable, into: &output)
         return notes
     }
 
@@ -149,14 +149,17 @@ public struct VCardWriter: Sendable {
     /// Writes a converted card: canonical lines, except that a property the conversion left
     /// unchanged keeps its original bytes when they are already strictly formatted (CRLF, folds
     /// of one space, at most 75 octets a line) and formatting is preserved.
-    private func appendConverted(_ card: VCard, version: VCardVersion, into output: inout [UInt8]) {
+    private func appendConverted(_ lines: [ConvertedLine], version: VCardVersion, into output: inout [UInt8]) {
         output.append(contentsOf: Self.beginLine)
-        card.properties.withUnsafeBufferPointer { properties in
-            for index in properties.indices {
-                if preservesOriginalFormatting, let original = properties[index].original, Self.isStrictlyFormatted(original) {
+        for line in lines {
+            switch line {
+            case .copied(let bytes):
+                output.append(contentsOf: bytes)
+            case .property(let property):
+                if preservesOriginalFormatting, let original = property.original, Self.isStrictlyFormatted(original) {
                     output.append(contentsOf: original)
                 } else {
-                    Self.appendLine(properties[index], version: version, into: &output)
+                    Self.appendLine(property, version: version, into: &output)
                 }
             }
         }
