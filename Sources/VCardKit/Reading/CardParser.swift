@@ -164,10 +164,7 @@ struct CardParser {
     /// that rules out ``marker(of:)`` for nearly every property line.
     @inline(__always)
     private func endsWithColonVCard(_ line: PhysicalLine) -> Bool {
-        var end = line.contentEnd
-        while end > line.start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
-        guard end - line.start >= 11, bytes[end - 6] == 0x3A, bytes[end - 1] | 0x20 == 0x64 else { return false }
-        return bytes.withUnsafeBufferPointer { $0.matchesUppercase("VCARD", at: end - 5, end: end) }
+        bytes.withUnsafeBufferPointer { $0.endsWithColonVCard(line) }
     }
 
     private func marker(of line: PhysicalLine) -> StructureMarker {
@@ -681,7 +678,7 @@ struct CardParser {
         let valueStart = i + 1
         let (control, nonASCII) = Self.scanForControlBytes(p, valueStart..<count)
         guard control == nil else { return nil }
-        if nonASCII, String(validating: p[valueStart..<count], as: UTF8.self) == nil { return nil }
+        if nonASCII, !UnsafeBufferPointer(rebasing: p[valueStart..<count]).isValidUTF8 { return nil }
         let traits = PropertyTraits.traits(of: UnsafeBufferPointer(rebasing: p[nameStart..<nameEnd]))
         return PlainLine(name: nameStart..<nameEnd, traits: traits, valueStart: valueStart, hasEncodingOrValue: hasValueParameter,
                          hasConvertedParameter: hasConvertedParameter)
@@ -708,6 +705,8 @@ struct CardParser {
         checkNameAndValue(plain.traits, writtenName: { String(decoding: p[plain.name], as: UTF8.self) }, value: value,
                           hasEncodingOrValue: plain.hasEncodingOrValue, line: lineIndex)
         for parameter in plainParameters {
+            // Most parameters give nothing to report, which their bytes show: no String is made.
+            if passesParameterChecks(parameter, in: p, of: plain.traits) { continue }
             let name = String(decoding: p[parameter.name], as: UTF8.self)
             var values: [String] = []
             if checksValues(ofParameterNamed: name.asciiUppercased) {
@@ -721,6 +720,42 @@ struct CardParser {
             }
             checkParameter(named: name, isNameless: false, values: values, of: plain.traits, line: lineIndex)
         }
+    }
+
+    /// Whether ``checkParameter(named:isNameless:values:of:line:)`` surely reports nothing for the
+    /// plain parameter `parameter` of `p`, read in place: a registered, `TYPE`, `PREF`, `VALUE`,
+    /// `ENCODING` or `X-` name other than `SORT-AS` and `LANGUAGE` (whose values need a closer
+    /// look), and in vCard 3.0 only registered or `x-` types. `false` means "check it in full".
+    private func passesParameterChecks(_ parameter: PlainParameter, in p: UnsafeBufferPointer<UInt8>, of traits: PropertyTraits) -> Bool {
+        let name = parameter.name
+        if p.isName("TYPE", name) {
+            guard version == .v3_0, let registered = Self.registeredTypeBytes(of: traits.role) else { return true }
+            // As the full check splits them: every comma separates TYPE values, in quotes or not.
+            var itemStart = parameter.values.lowerBound
+            for k in parameter.values.lowerBound...parameter.values.upperBound where k == parameter.values.upperBound || p[k] == 0x2C {
+                let item = itemStart..<k
+                itemStart = k + 1
+                if item.count > 2 && p[item.lowerBound] | 0x20 == 0x78 && p[item.lowerBound + 1] == 0x2D { continue }
+                guard registered.contains(where: { Self.equalsIgnoringCase(p, item, $0) }) else { return false }
+            }
+            return true
+        }
+        if p.isName("SORT-AS", name) || p.isName("LANGUAGE", name) { return false }
+        if name.count > 2 && p[name.lowerBound] | 0x20 == 0x78 && p[name.lowerBound + 1] == 0x2D { return true }
+        return Self.knownParameterBytes.contains { Self.equalsIgnoringCase(p, name, $0) }
+    }
+
+    /// Whether `p[range]` is `bytes` ignoring ASCII case (`bytes` is all upper or all lower case).
+    private static func equalsIgnoringCase(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ bytes: [UInt8]) -> Bool {
+        guard range.count == bytes.count else { return false }
+        var k = 0
+        for index in range {
+            let b = p[index], e = bytes[k]
+            let isLetter = (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A
+            if isLetter ? (b | 0x20) != (e | 0x20) : b != e { return false }
+            k += 1
+        }
+        return true
     }
 
     // MARK: - Property lines
@@ -1259,6 +1294,24 @@ struct CardParser {
                          line: line, offset: 0)
                 }
             }
+        }
+    }
+
+    /// ``knownParameters`` and the names checked apart (TYPE, PREF, VALUE, ENCODING), as bytes.
+    private static let knownParameterBytes: [[UInt8]] = (["TYPE", "PREF", "VALUE", "ENCODING"] + knownParameters.sorted()).map { Array($0.utf8) }
+    private static let registeredTelephoneTypeBytes = registeredTelephoneTypes.map { Array($0.utf8) }
+    private static let registeredAddressTypeBytes = registeredAddressTypes.map { Array($0.utf8) }
+    private static let registeredLabelTypeBytes = registeredLabelTypes.map { Array($0.utf8) }
+    private static let registeredEmailTypeBytes = registeredEmailTypes.map { Array($0.utf8) }
+
+    /// ``registeredTypes(of:)`` as bytes, for checks in place.
+    private static func registeredTypeBytes(of role: PropertyTraits.Role) -> [[UInt8]]? {
+        switch role {
+        case .telephone: registeredTelephoneTypeBytes
+        case .address: registeredAddressTypeBytes
+        case .label: registeredLabelTypeBytes
+        case .email: registeredEmailTypeBytes
+        default: nil
         }
     }
 

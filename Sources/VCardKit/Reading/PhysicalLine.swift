@@ -76,6 +76,17 @@ extension UnsafeBufferPointer<UInt8> {
         }
         return (.none, grouped)
     }
+
+    /// Whether `line` ends in `:VCARD` (any case, trailing white space ignored): a cheap test that
+    /// rules out ``structureMarker(of:)`` being `.beginCard` or `.endCard` for nearly every
+    /// property line.
+    @inline(__always)
+    func endsWithColonVCard(_ line: PhysicalLine) -> Bool {
+        var end = line.contentEnd
+        while end > line.start && (self[end - 1] == 0x20 || self[end - 1] == 0x09) { end -= 1 }
+        guard end - line.start >= 9, self[end - 6] == 0x3A, self[end - 1] | 0x20 == 0x64 else { return false }
+        return matchesUppercase("VCARD", at: end - 5, end: end)
+    }
 }
 
 extension UnsafeBufferPointer<UInt8> {

@@ -417,7 +417,8 @@ public struct VCardParser: Sendable {
             }
             consumed = line.end
         case .inCard:
-            let (mark, _) = marker(of: line)
+            // Inside a card only BEGIN:VCARD and END:VCARD matter, and both end in ":VCARD".
+            let mark = buffer.withUnsafeBufferPointer { $0.endsWithColonVCard(line) ? $0.structureMarker(of: line).0 : .none }
             switch mark {
             case .beginCard:
                 agentOpenedOnLine = false
