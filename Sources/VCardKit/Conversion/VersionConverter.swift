@@ -18,8 +18,8 @@ public enum VersionConverter {
     public static func convert(_ card: VCard, to target: VCardVersion) -> (card: VCard, notes: [Diagnostic]) {
         precondition(target != .v2_1, "cardsync writes vCard 3.0 and 4.0 only")
         let source = card.sourceVersion ?? card.version ?? .v3_0
-        let (lines, notes) = convert(card.properties.lazy.map { ConvertedLine.property($0) }, count: card.properties.count,
-                                     of: card, from: source, to: target)
+        var properties = card.properties.lazy.map { ConvertedLine.property($0) }.makeIterator()
+        let (lines, notes) = convert(&properties, count: card.properties.count, of: card, from: source, to: target)
         // The list becomes the card's own (not appended property by property to an empty one).
         let result = VCard(properties: lines.compactMap(\.property), originalBegin: nil, originalEnd: nil, location: card.location,
                            sourceVersion: target)
@@ -36,12 +36,13 @@ public enum VersionConverter {
     static func convertedLines(of card: VCard, to target: VCardVersion, copyingUnchangedLines: Bool) -> (lines: [ConvertedLine], notes: [Diagnostic]) {
         precondition(target != .v2_1, "cardsync writes vCard 3.0 and 4.0 only")
         let source = card.sourceVersion ?? card.version ?? .v3_0
-        if copyingUnchangedLines, source != .v2_1, let deferred = card.deferredProperties,
-           let lines = deferred.linesForConversion(to: target) {
-            return convert(lines, count: lines.count, of: card, from: source, to: target)
+        if copyingUnchangedLines, source != .v2_1, let deferred = card.deferredProperties {
+            var lines = deferred.linesForConversion(to: target)
+            let converted = convert(&lines, count: deferred.lineCount, of: card, from: source, to: target)
+            if !lines.failed { return converted }
         }
-        return convert(card.properties.lazy.map { ConvertedLine.property($0) }, count: card.properties.count,
-                       of: card, from: source, to: target)
+        var properties = card.properties.lazy.map { ConvertedLine.property($0) }.makeIterator()
+        return convert(&properties, count: card.properties.count, of: card, from: source, to: target)
     }
 
     /// Whether converting a property to `target` leaves it exactly as it is (no change, no note),
@@ -59,14 +60,14 @@ public enum VersionConverter {
         }
     }
 
-    /// The conversion of a card's lines: `input` (`.copied` lines pass through as they are) from
-    /// `source` to `target`, and the notes, located in `card`.
-    private static func convert(_ input: some Sequence<ConvertedLine>, count: Int, of card: VCard, from source: VCardVersion,
-                                to target: VCardVersion) -> (lines: [ConvertedLine], notes: [Diagnostic]) {
+    /// The conversion of a card's lines, taken from `input` one by one (`.copied` lines pass
+    /// through as they are) from `source` to `target`, and the notes, located in `card`.
+    private static func convert(_ input: inout some IteratorProtocol<ConvertedLine>, count: Int, of card: VCard,
+                                from source: VCardVersion, to target: VCardVersion) -> (lines: [ConvertedLine], notes: [Diagnostic]) {
         var notes: [Diagnostic] = []
         var lines: [ConvertedLine] = [.property(VCardProperty(name: "VERSION", rawValue: target.rawValue))]
         lines.reserveCapacity(count + 1)
-        for line in input {
+        while let line = input.next() {
             guard case .property(var property) = line else {
                 lines.append(line)
                 continue

@@ -49,29 +49,50 @@ final class DeferredProperties: @unchecked Sendable {
 }
 
 extension DeferredProperties {
-    /// The card's lines on their way to `target` (see ``VersionConverter/convertedLines(of:to:copyingUnchangedLines:)``):
-    /// a line that conversion leaves as it is and that is already written as the writer writes
-    /// is copied as read; every other line is built into its property, as the full parse builds
-    /// it. `nil` if a line cannot be built on its own (the card is then converted whole).
-    func linesForConversion(to target: VCardVersion) -> [ConvertedLine]? {
-        var lines: [ConvertedLine] = []
-        lines.reserveCapacity(logicalLines.count)
-        var builder: CardParser?
-        let last = frame.lines.count - 1
-        for index in logicalLines.indices {
+    /// The card's lines on their way to `target` (see ``VersionConverter/convertedLines(of:to:copyingUnchangedLines:)``),
+    /// made one by one as they are asked for: a line that conversion leaves as it is and that is
+    /// already written as the writer writes is copied as read; every other line is built into its
+    /// property, as the full parse builds it.
+    func linesForConversion(to target: VCardVersion) -> ConversionLines {
+        ConversionLines(frame: frame, logicalLines: logicalLines, target: target)
+    }
+
+    /// How many logical lines the card has.
+    var lineCount: Int { logicalLines.count }
+
+    /// The lines of a deferred card on their way to another version, in order.
+    struct ConversionLines: IteratorProtocol {
+        let frame: VCardFrame
+        let logicalLines: [DeferredLine]
+        let target: VCardVersion
+        private var index = 0
+        private var builder: CardParser?
+        /// Whether a line could not be built on its own, which ended the lines early: the card is
+        /// then converted whole instead.
+        private(set) var failed = false
+
+        init(frame: VCardFrame, logicalLines: [DeferredLine], target: VCardVersion) {
+            self.frame = frame
+            self.logicalLines = logicalLines
+            self.target = target
+        }
+
+        mutating func next() -> ConvertedLine? {
+            guard index < logicalLines.count, !failed else { return nil }
             let line = logicalLines[index]
-            let end = index + 1 < logicalLines.count ? logicalLines[index + 1].firstLine : last
+            index += 1
+            let end = index < logicalLines.count ? logicalLines[index].firstLine : frame.lines.count - 1
             let bytes = frame.bytes[frame.lines[line.firstLine].start..<frame.lines[end - 1].end]
-            let unchanged = target == .v4_0 ? line.unchangedIn4 : line.unchangedIn3
-            if unchanged && VCardWriter.isStrictlyFormatted(bytes) {
-                lines.append(.copied(bytes))
-                continue
+            if target == .v4_0 ? line.unchangedIn4 : line.unchangedIn3, VCardWriter.isStrictlyFormatted(bytes) {
+                return .copied(bytes)
             }
             if builder == nil { builder = CardParser(buildingLinesOf: frame) }
-            guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else { return nil }
-            lines.append(.property(property))
+            guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else {
+                failed = true
+                return nil
+            }
+            return .property(property)
         }
-        return lines
     }
 }
 

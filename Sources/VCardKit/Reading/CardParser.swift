@@ -604,8 +604,9 @@ struct CardParser {
     }
 
     /// The logical line `p` located, when it is plain: a valid name (with a valid group),
-    /// parameters as ``PlainParameter`` (none named ENCODING or CHARSET), a `:`, and a value with
-    /// no control character (a tab aside) that is valid UTF-8. Such a line gives no diagnostic in
+    /// parameters as ``PlainParameter`` (no CHARSET, and ENCODING only as an unquoted `b` or
+    /// `BASE64`, without white space in a binary value), a `:`, and a value with no control
+    /// character (a tab aside) that is valid UTF-8. Such a line gives no diagnostic in
     /// ``parseLogicalLine(firstLine:nestedCard:into:)``, which keeps its value as it is, so its
     /// checks can run on its bytes. Its parameters are left in ``plainParameters``.
     private mutating func plainLine(in p: UnsafeBufferPointer<UInt8>) -> PlainLine? {
@@ -620,16 +621,17 @@ struct CardParser {
         guard isValidName(nameStart..<i), groupEnd.map({ isValidName(0..<$0) }) ?? true else { return nil }
         let nameEnd = i
         var hasValueParameter = false
+        var hasEncodingParameter = false
         var hasConvertedParameter = false
         while i < count && p[i] == 0x3B {
             i += 1
             let parameterStart = i
             while i < count, p[i] != 0x3D, p[i] != 0x3B, p[i] != 0x3A { i += 1 }
             let parameterName = parameterStart..<i
-            guard i < count, p[i] == 0x3D, isValidName(parameterName), !named("ENCODING", parameterName), !named("CHARSET", parameterName)
-            else { return nil }
+            guard i < count, p[i] == 0x3D, isValidName(parameterName), !named("CHARSET", parameterName) else { return nil }
+            let isEncoding = named("ENCODING", parameterName)
             if named("VALUE", parameterName) { hasValueParameter = true }
-            if named("VALUE", parameterName) || named("PREF", parameterName) || named("LABEL", parameterName)
+            if isEncoding || named("VALUE", parameterName) || named("PREF", parameterName) || named("LABEL", parameterName)
                 || named("SORT-AS", parameterName) || named("MEDIATYPE", parameterName) {
                 hasConvertedParameter = true
             }
@@ -638,6 +640,7 @@ struct CardParser {
             if i < count && p[i] == 0x22 {
                 // A value in quotes, closed right before the next ';' or ':'; commas in it separate
                 // values of TYPE only.
+                if isEncoding { return nil }
                 i += 1
                 let contentStart = i
                 var itemStart = i
@@ -672,6 +675,11 @@ struct CardParser {
             }
             guard i > itemStart else { return nil }
             if isType && Self.mentionsPref(p, valuesStart..<i) { hasConvertedParameter = true }
+            if isEncoding {
+                // Base64 is kept as written (quoted-printable, 8bit and 7bit are decoded).
+                guard named("B", valuesStart..<i) || named("BASE64", valuesStart..<i) else { return nil }
+                hasEncodingParameter = true
+            }
             plainParameters.append(PlainParameter(name: parameterName, values: valuesStart..<i, isQuoted: false))
         }
         guard i < count, p[i] == 0x3A else { return nil }
@@ -680,8 +688,12 @@ struct CardParser {
         guard control == nil else { return nil }
         if nonASCII, !UnsafeBufferPointer(rebasing: p[valueStart..<count]).isValidUTF8 { return nil }
         let traits = PropertyTraits.traits(of: UnsafeBufferPointer(rebasing: p[nameStart..<nameEnd]))
-        return PlainLine(name: nameStart..<nameEnd, traits: traits, valueStart: valueStart, hasEncodingOrValue: hasValueParameter,
-                         hasConvertedParameter: hasConvertedParameter)
+        // A binary base64 value loses its spaces and tabs when built.
+        if hasEncodingParameter && traits.kind == .binary && p[valueStart..<count].contains(where: { $0 == 0x20 || $0 == 0x09 }) {
+            return nil
+        }
+        return PlainLine(name: nameStart..<nameEnd, traits: traits, valueStart: valueStart,
+                         hasEncodingOrValue: hasValueParameter || hasEncodingParameter, hasConvertedParameter: hasConvertedParameter)
     }
 
     /// Whether `p[range]` holds `pref` in any case (the values of a `TYPE`, which conversion

@@ -23,9 +23,9 @@ public struct VCardReadOptions: Sendable, Hashable {
     /// A deferred card reports the same diagnostics and holds the same properties as one built
     /// right away; only the work moves. It pays for a caller that mostly copies cards as they
     /// were read, such as conversion to the cards' own version or validation, which then never
-    /// builds them. A card with anything unusual (2.1 syntax, an ENCODING or CHARSET, parameter
-    /// values with `^` or bytes beyond ASCII, blank, comment or other lines that are not content
-    /// lines, values that need decoding) is built right away.
+    /// builds them. A card with anything unusual (2.1 syntax, a CHARSET, an ENCODING other than
+    /// base64, parameter values with `^` or bytes beyond ASCII, blank, comment or other lines that
+    /// are not content lines, values that need decoding) is built right away.
     public var deferredVersions: Set<VCardVersion>
 
     /// Creates options; the defaults suit real-world exports.
