@@ -67,6 +67,13 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
                    Array(deferred.diagnostics.description.utf8), Array(first.diagnostics.description.utf8))
         try expect(deferred.cards.count == first.cards.count, "deferring cards changed how many were read")
         for (card, reference) in zip(deferred.cards, first.cards) {
+            // Before the properties are built: the content hash and the UID and FN from the lines alone.
+            let canonical = ContentHash.canonicalText(of: card), expectedCanonical = ContentHash.canonicalText(of: reference)
+            try expect(canonical == expectedCanonical, "a deferred card's canonical text differs",
+                       Array(canonical.utf8), Array(expectedCanonical.utf8))
+            try expect(ContentHash(of: card) == ContentHash(of: reference), "a deferred card's content hash differs")
+            try expect(card.first("UID") == reference.first("UID") && card.first("FN") == reference.first("FN"),
+                       "a deferred card's first UID or FN differs")
             try expect(card.properties == reference.properties && card.properties.map(\.original) == reference.properties.map(\.original)
                        && card.isUnedited == reference.isUnedited,
                        "a deferred card differs from the card built right away")

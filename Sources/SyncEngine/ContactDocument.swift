@@ -106,7 +106,7 @@ public enum ContactDocument {
         let bytes = Array(text.utf8)
         let result: VCardReadResult
         do {
-            result = try VCardReader.read(bytes, sourceName: id)
+            result = try VCardReader.read(bytes, sourceName: id, options: .deferringPlainCards)
         } catch {
             throw DocumentProblem(documentID: id, message: "its vcard text cannot be read: \(error)")
         }

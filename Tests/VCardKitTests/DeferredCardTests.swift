@@ -62,6 +62,18 @@ import TestSupport
 
     /// Everything a reader of `card` can see, compared with `reference` (read without deferring).
     static func expectSameCard(_ card: VCard, _ reference: VCard, _ origin: String, sourceLocation: Testing.SourceLocation) {
+        // First, before anything builds the card's properties: what is read from its lines alone.
+        #expect(ContentHash(of: card) == ContentHash(of: reference),
+                "\(origin): content hashes differ:\n\(ContentHash.canonicalText(of: card))\nexpected:\n\(ContentHash.canonicalText(of: reference))",
+                sourceLocation: sourceLocation)
+        #expect(CanonicalForm.properties(of: card) == CanonicalForm.properties(of: reference), "\(origin): canonical forms differ",
+                sourceLocation: sourceLocation)
+        for name in ["UID", "FN", "fn", "N", "VERSION", "EMAIL", "TEL", "X-ABLABEL", "NOTE", "PHOTO", "NO-SUCH-PROPERTY"] {
+            let first = card.first(name), expected = reference.first(name)
+            #expect(first == expected && first?.original.map(Array.init) == expected?.original.map(Array.init) && first?.line == expected?.line,
+                    "\(origin): the first \(name) differs", sourceLocation: sourceLocation)
+        }
+        #expect(card.uid == reference.uid && card.formattedName == reference.formattedName, sourceLocation: sourceLocation)
         #expect(card.properties == reference.properties, "\(origin): properties differ", sourceLocation: sourceLocation)
         #expect(card.properties.map { $0.original.map(Array.init) } == reference.properties.map { $0.original.map(Array.init) },
                 "\(origin): original bytes differ", sourceLocation: sourceLocation)

@@ -48,7 +48,7 @@ struct ScannedFile: Sendable {
         }
         let result: VCardReadResult
         do {
-            result = try VCardReader.read(bytes, sourceName: name)
+            result = try VCardReader.read(bytes, sourceName: name, options: .deferringPlainCards)
         } catch {
             file.problem = StoreProblem(code: "invalid-file", file: name, message: error.message)
             return file

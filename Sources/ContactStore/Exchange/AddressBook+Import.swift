@@ -54,7 +54,9 @@ extension AddressBook {
                 // Two batches in flight: while batch N is decided, written and journalled here,
                 // batch N+1 is parsed and hashed on the other threads. The order of the batches,
                 // and so every decision, is the same as one batch after the other.
-                var parser = VCardParser(framingOnly: source.name)
+                // Plain 3.0 and 4.0 cards are hashed, copied and asked for their UID and FN
+                // from their lines, without building their properties.
+                var parser = VCardParser(framingOnly: source.name, options: .deferringPlainCards)
                 var frames: [VCardFrame] = []
                 var parsing: Task<[ParsedFrame], Never>?
                 var chunk: ArraySlice<UInt8>? = first

@@ -61,7 +61,15 @@ public enum CanonicalForm {
     }
 
     /// The sorted canonical properties of `card`.
+    ///
+    /// A card read with its properties deferred (``VCardReadOptions/deferredVersions``) and not
+    /// edited since is read from its lines (``DeferredProperties/canonicalProperties(excluding:)``),
+    /// without building its properties; the result is the same.
     public static func properties(of card: VCard, excluding exclusions: Exclusions = .versionOnly) -> [CanonicalProperty] {
+        if let deferred = card.deferredProperties, var result = deferred.canonicalProperties(excluding: exclusions) {
+            result.sort()
+            return result
+        }
         var result: [CanonicalProperty] = []
         result.reserveCapacity(card.properties.count)
         for property in card.properties {
@@ -74,17 +82,26 @@ public enum CanonicalForm {
         return result
     }
 
-    private static func canonicalize(_ property: VCardProperty, name: String, into result: inout [CanonicalProperty]) {
-        let kind = property.traits.kind
-        // `NAME=v1,v2`, sorted at the end.
+    /// What the canonical form takes from a property's parameters.
+    struct ReadParameters {
+        /// `NAME=v1,v2` of the parameters kept as they are, sorted at the end.
         var parameters: [String] = []
-        var mediaTypeFromType: String?
         var isBase64 = false
+        /// `ADR`'s `LABEL`.
         var label: String?
+        /// The `TYPE` values, lower-cased, one per comma-separated piece.
         var typeValues: [String] = []
         var pref: String?
+        /// `N`'s `SORT-AS`.
         var sortString: String?
         var valueType: String?
+    }
+
+    /// Appends the canonical form of `property`, whose upper-cased name is `name`, to `result`
+    /// (two or three canonical properties when it carries a `SORT-AS` or an `ADR` `LABEL`).
+    static func canonicalize(_ property: VCardProperty, name: String, into result: inout [CanonicalProperty]) {
+        let kind = property.traits.kind
+        var read = ReadParameters()
         for parameter in property.parameters {
             let parameterName = parameter.name.asciiUppercased
             switch parameterName {
@@ -92,41 +109,53 @@ public enum CanonicalForm {
                 continue
             case "ENCODING":
                 let value = parameter.values.first?.asciiUppercased ?? ""
-                if value == "B" || value == "BASE64" { isBase64 = true }
+                if value == "B" || value == "BASE64" { read.isBase64 = true }
                 continue
             case "TYPE":
                 for value in parameter.values {
-                    for piece in value.split(separator: ",") { typeValues.append(String(piece).asciiLowercased) }
+                    for piece in value.split(separator: ",") { read.typeValues.append(String(piece).asciiLowercased) }
                 }
                 continue
             case "PREF":
-                pref = parameter.values.first
+                read.pref = parameter.values.first
                 continue
             case "LABEL" where name == "ADR":
-                label = parameter.values.joined(separator: ",")
+                read.label = parameter.values.joined(separator: ",")
                 continue
             case "SORT-AS" where name == "N" && parameter.values.count == 1:
-                sortString = parameter.values[0]
+                read.sortString = parameter.values[0]
                 continue
             case "VALUE":
                 let value = parameter.values.first?.asciiLowercased ?? ""
-                valueType = value
+                read.valueType = value
                 if value == "url" || value == "uri" || value == "binary" || value == "text" || value == "date"
                     || value == "date-time" || value == "date-and-or-time" || value == "timestamp" {
                     if kind != .unknown || value == "text" { continue }
                 }
                 if name == "TZ" && (value == "utc-offset" || value == "text") { continue }
-                parameters.append(parameterName + "=" + (value == "url" ? "uri" : value))
+                read.parameters.append(parameterName + "=" + (value == "url" ? "uri" : value))
             default:
-                parameters.append(parameterName + "=" + parameter.joinedValue)
+                read.parameters.append(parameterName + "=" + parameter.joinedValue)
             }
         }
+        canonicalize(read, group: property.group?.asciiLowercased ?? "", name: name, kind: kind, rawValue: property.rawValue, into: &result)
+    }
+
+    /// Appends the canonical form of a property to `result`, from what its parameters say
+    /// (`read`), its lower-cased group (or the empty string), upper-cased name, kind and value as read.
+    static func canonicalize(_ read: ReadParameters, group: String, name: String, kind: PropertyValueKind, rawValue: String,
+                             into result: inout [CanonicalProperty]) {
+        var parameters = read.parameters
+        var typeValues = read.typeValues
+        var pref = read.pref
+        let isBase64 = read.isBase64, label = read.label, sortString = read.sortString, valueType = read.valueType
+        var mediaTypeFromType: String?
         if name == "EMAIL" { typeValues.removeAll { $0 == "internet" } }
         if typeValues.contains("pref") {
             typeValues.removeAll { $0 == "pref" }
             if pref == nil { pref = "1" }
         }
-        var value = property.rawValue
+        var value = rawValue
         if kind == .binary {
             if isBase64 {
                 if !typeValues.isEmpty { mediaTypeFromType = MediaTypes.mediaType(forTypeValue: typeValues.removeFirst(), property: name) }
@@ -142,7 +171,6 @@ public enum CanonicalForm {
             value = DateForms.basic(value, isTime: valueType == "time")
         }
         if parameters.count > 1 { parameters.sort() }
-        let group = property.group?.asciiLowercased ?? ""
         result.append(CanonicalProperty(group: group, name: name, parameters: parameters, value: value))
         if let sortString {
             result.append(CanonicalProperty(group: group, name: "SORT-STRING", parameters: [], value: TextEscaping.escape(sortString)))

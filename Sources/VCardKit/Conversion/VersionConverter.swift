@@ -72,7 +72,7 @@ public enum VersionConverter {
                 lines.append(line)
                 continue
             }
-            if property.traits.upperName == "VERSION" { continue }
+            if property.traits.role == .version { continue }
             // A property that the conversion leaves unchanged keeps its original bytes (any change
             // forgets them); vCard 2.1 bytes are never valid 3.0 or 4.0, so they are always dropped.
             if source == .v2_1 { property.original = nil }
@@ -84,7 +84,7 @@ public enum VersionConverter {
             }
             let traits = property.traits
             let lacking = target == .v4_0 ? traits.isOnlyIn3 : traits.isOnlyIn4
-            if lacking && !(target == .v4_0 && (traits.upperName == "LABEL" || traits.upperName == "SORT-STRING")) {
+            if lacking && !(target == .v4_0 && (traits.role == .label || traits.role == .sortString)) {
                 notes.append(note(for: property, card: card, target: target))
             }
             lines.append(.property(property))
@@ -172,11 +172,11 @@ public enum VersionConverter {
             property.removeParameter("ENCODING")
             property.rawValue = "data:\(mediaType);base64,\(property.rawValue)"
         }
-        if property.traits.upperName == "ADR", let index = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
+        if property.traits.role == .address, let index = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
             let label = property.parameters.remove(at: index)
             placeLabel(label, in: &property)
         }
-        if property.traits.upperName == "GEO", !property.rawValue.hasPrefix("geo:"),
+        if property.traits.role == .geo, !property.rawValue.hasPrefix("geo:"),
            let geo = geoURI(fromPair: property.rawValue) {
             property.rawValue = geo
         }
@@ -238,7 +238,7 @@ public enum VersionConverter {
         guard lines.count(where: isSortString) == 1, sortString.parameters.isEmpty,
               let nameIndex = lines.firstIndex(where: { $0.role == .name }),
               case .property(var name) = lines[nameIndex], name.parameter("SORT-AS") == nil else {
-            for case .property(let property) in lines where property.traits.upperName == "SORT-STRING" {
+            for case .property(let property) in lines where property.traits.role == .sortString {
                 notes.append(note(for: property, card: card, target: .v4_0))
             }
             return
@@ -270,10 +270,10 @@ public enum VersionConverter {
             }
             property.rawValue = base64
         }
-        if property.traits.upperName == "GEO", let pair = geoPair(fromURI: property.rawValue) {
+        if property.traits.role == .geo, let pair = geoPair(fromURI: property.rawValue) {
             property.rawValue = pair
         }
-        if property.traits.upperName == "N", let sortIndex = property.parameters.firstIndex(where: { $0.hasName("SORT-AS") }),
+        if property.traits.role == .name, let sortIndex = property.parameters.firstIndex(where: { $0.hasName("SORT-AS") }),
            property.parameters[sortIndex].values.count == 1 {
             let sortAs = property.parameters.remove(at: sortIndex)
             var sortString = VCardProperty(group: property.group, name: "SORT-STRING", text: sortAs.values[0])
@@ -281,7 +281,7 @@ public enum VersionConverter {
             lines.append(.property(property))
             property = sortString
         }
-        if property.traits.upperName == "ADR", let labelIndex = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
+        if property.traits.role == .address, let labelIndex = property.parameters.firstIndex(where: { $0.hasName("LABEL") }) {
             let label = property.parameters.remove(at: labelIndex)
             var labelProperty = VCardProperty(group: property.group, name: "LABEL",
                                               parameters: property.parameters.filter { $0.hasName("TYPE") },

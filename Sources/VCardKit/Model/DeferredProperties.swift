@@ -13,9 +13,9 @@ import Darwin
 /// The frame was checked when it was read, with the same diagnostics a full parse gives, so the
 /// parse made here reports nothing new; its diagnostics are dropped.
 final class DeferredProperties: @unchecked Sendable {
-    private let frame: VCardFrame
+    let frame: VCardFrame
     /// The card's logical lines (its properties to be), in order.
-    private let logicalLines: [DeferredLine]
+    let logicalLines: [DeferredLine]
     /// Guards ``built``.
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
     private var built: [VCardProperty]?
@@ -35,6 +35,30 @@ final class DeferredProperties: @unchecked Sendable {
         pthread_mutex_destroy(lock)
         lock.deinitialize(count: 1)
         lock.deallocate()
+    }
+
+    /// The properties once built; `nil` while they are not.
+    private var builtIfAny: [VCardProperty]? {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return built
+    }
+
+    /// Where the logical line at `position` of ``logicalLines`` ends: the first physical line after it.
+    func end(ofLineAt position: Int) -> Int {
+        position + 1 < logicalLines.count ? logicalLines[position + 1].firstLine : frame.lines.count - 1
+    }
+
+    /// The first property named `name` (in any case), as the full parse builds it. While the
+    /// card's properties are not built, only that property's line is.
+    func first(named name: String) -> VCardProperty? {
+        if let built = builtIfAny { return built.first { $0.hasName(name) } }
+        guard let position = logicalLines.firstIndex(where: { $0.traits.upperName.equalsIgnoringASCIICase(name) }) else { return nil }
+        var builder = CardParser(buildingLinesOf: frame)
+        if let property = builder.property(ofLogicalLineAt: logicalLines[position].firstLine, end: end(ofLineAt: position)) {
+            return property
+        }
+        return properties.first { $0.hasName(name) }
     }
 
     /// The card's properties, as a full parse of its frame builds them.
@@ -83,7 +107,8 @@ extension DeferredProperties {
             index += 1
             let end = index < logicalLines.count ? logicalLines[index].firstLine : frame.lines.count - 1
             let bytes = frame.bytes[frame.lines[line.firstLine].start..<frame.lines[end - 1].end]
-            if target == .v4_0 ? line.unchangedIn4 : line.unchangedIn3, VCardWriter.isStrictlyFormatted(bytes) {
+            if VersionConverter.leavesUnchanged(line.traits, hasConvertedParameter: line.hasConvertedParameter, to: target),
+               VCardWriter.isStrictlyFormatted(bytes) {
                 return .copied(bytes)
             }
             if builder == nil { builder = CardParser(buildingLinesOf: frame) }
@@ -96,12 +121,15 @@ extension DeferredProperties {
     }
 }
 
-/// A logical line of a card read with its properties deferred: where it starts, and whether
-/// converting it to 3.0 or to 4.0 leaves it as it is
-/// (``VersionConverter/leavesUnchanged(_:hasConvertedParameter:to:)``).
+/// A logical line of a card read with its properties deferred: where it starts, and what a
+/// conversion needs to know whether it leaves the line as it is
+/// (``VersionConverter/leavesUnchanged(_:hasConvertedParameter:to:)``, asked only when the card
+/// is converted, for the one target it is converted to).
 struct DeferredLine: Sendable {
     /// The index of its first physical line in the card's frame.
     var firstLine: Int
-    var unchangedIn3: Bool
-    var unchangedIn4: Bool
+    /// The traits of the property's name.
+    var traits: PropertyTraits
+    /// Whether the line has a parameter that conversion rewrites (see ``VersionConverter/leavesUnchanged(_:hasConvertedParameter:to:)``).
+    var hasConvertedParameter: Bool
 }

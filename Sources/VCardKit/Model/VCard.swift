@@ -115,7 +115,9 @@ public struct VCard: Sendable {
 
     /// The first property with the given name (case-insensitive).
     public func first(_ name: String) -> VCardProperty? {
-        properties.first { $0.hasName(name) }
+        // A card read with its properties deferred builds only the line asked for.
+        if let deferred { return deferred.first(named: name) }
+        return properties.first { $0.hasName(name) }
     }
 
     /// All properties with the given name (case-insensitive), in order.

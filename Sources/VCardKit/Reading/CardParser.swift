@@ -515,9 +515,7 @@ struct CardParser {
         let mark = diagnostics.count
         // The per-property checks come after every line's own diagnostics, as in checkCard.
         var propertyChecks: [Diagnostic] = []
-        var traits: [PropertyTraits] = []
         var logicalLines: [DeferredLine] = []
-        traits.reserveCapacity(last - 1)
         logicalLines.reserveCapacity(last - 1)
         // Local, so that the checks (which change `self`) can run while these bytes are read.
         let bytes = self.bytes
@@ -559,15 +557,11 @@ struct CardParser {
                 diagnostics.removeSubrange(mark...)
                 return nil
             }
-            traits.append(plain.traits)
-            logicalLines.append(DeferredLine(
-                firstLine: index,
-                unchangedIn3: VersionConverter.leavesUnchanged(plain.traits, hasConvertedParameter: plain.hasConvertedParameter, to: .v3_0),
-                unchangedIn4: VersionConverter.leavesUnchanged(plain.traits, hasConvertedParameter: plain.hasConvertedParameter, to: .v4_0)))
+            logicalLines.append(DeferredLine(firstLine: index, traits: plain.traits, hasConvertedParameter: plain.hasConvertedParameter))
             index = end
         }
         diagnostics += propertyChecks
-        checkCardLevel(traits, firstLines: logicalLines.lazy.map(\.firstLine))
+        checkCardLevel(logicalLines.lazy.map(\.traits), firstLines: logicalLines.lazy.map(\.firstLine))
         let frame = VCardFrame(bytes: bytes, lines: lines, blankLinesBefore: blankLinesBefore, sourceName: sourceName, options: options)
         return VCard(deferring: frame, logicalLines: logicalLines, beginEnd: lines[0].end, endLine: lines[last],
                      location: SourceLocation(source: sourceName, line: lines[0].number, column: 1), sourceVersion: version)

@@ -49,4 +49,9 @@ public struct VCardReadOptions: Sendable, Hashable {
     public static let validation = VCardReadOptions(requiresVersionOrFormattedName: true)
     /// Strict options: every deviation is an error.
     public static let strict = VCardReadOptions(isStrict: true)
+    /// The default, lenient options, with plain 3.0 and 4.0 cards checked as they are read and
+    /// built only when their properties are used (``deferredVersions``): for readers that mostly
+    /// hash, copy and look up a few properties of each card (import, a folder scan, a pull), which
+    /// ``ContentHash`` and ``VCard/first(_:)`` do from the card's lines.
+    public static let deferringPlainCards = VCardReadOptions(deferredVersions: [.v3_0, .v4_0])
 }

@@ -1,0 +1,96 @@
+extension DeferredProperties {
+    /// The canonical properties of the card, unsorted, made from its lines without building its
+    /// properties: the same ones ``CanonicalForm/properties(of:excluding:)`` makes of the built card.
+    ///
+    /// A line that is one physical line, whose only parameters are `TYPE`s and whose value is not
+    /// binary, is read in place (``CanonicalForm/canonicalizePlainLine(_:traits:into:)``): for
+    /// such a line the full parse keeps the value as written and the `TYPE` values as their
+    /// bytes, which is all the canonical form takes. Every other line is built into its property
+    /// alone, as the full parse builds it, and canonicalised as such.
+    /// - Returns: `nil` when a line could not be built on its own (the caller then uses the whole card).
+    func canonicalProperties(excluding exclusions: CanonicalForm.Exclusions) -> [CanonicalProperty]? {
+        var result: [CanonicalProperty] = []
+        result.reserveCapacity(logicalLines.count)
+        var builder: CardParser?
+        for position in logicalLines.indices {
+            let line = logicalLines[position]
+            let name = line.traits.upperName
+            if exclusions.names.contains(name) { continue }
+            let end = end(ofLineAt: position)
+            if end == line.firstLine + 1 {
+                let physical = frame.lines[line.firstLine]
+                let done = frame.bytes.withUnsafeBufferPointer { all in
+                    CanonicalForm.canonicalizePlainLine(UnsafeBufferPointer(rebasing: all[physical.start..<physical.contentEnd]),
+                                                        traits: line.traits, into: &result)
+                }
+                if done { continue }
+            }
+            if builder == nil { builder = CardParser(buildingLinesOf: frame) }
+            guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else { return nil }
+            if name == "KIND" && property.rawValue.equalsIgnoringASCIICase("individual") { continue }
+            CanonicalForm.canonicalize(property, name: name, into: &result)
+        }
+        return result
+    }
+}
+
+extension CanonicalForm {
+    /// Appends the canonical form of the plain content line `p` (one physical line of a card
+    /// checked without building, see ``DeferredProperties``) whose name has `traits`, read in
+    /// place, when its only parameters are `TYPE`s and its value is not binary; answers `false`,
+    /// appending nothing, for any other line, which the caller then builds.
+    ///
+    /// What it reads is what ``canonicalize(_:name:into:)`` takes from the property the full
+    /// parse builds of such a line: the group, the `TYPE` values (quoted or not, split at commas)
+    /// and the value, all as written.
+    static func canonicalizePlainLine(_ p: UnsafeBufferPointer<UInt8>, traits: PropertyTraits,
+                                      into result: inout [CanonicalProperty]) -> Bool {
+        guard traits.kind != .binary, traits.kind != .embeddedCard else { return false }
+        let count = p.count
+        var i = 0
+        var groupEnd: Int?
+        while i < count, p[i] != 0x3A, p[i] != 0x3B {
+            if p[i] == 0x2E && groupEnd == nil { groupEnd = i }
+            i += 1
+        }
+        var read = ReadParameters()
+        while i < count && p[i] == 0x3B {
+            i += 1
+            let nameStart = i
+            while i < count, p[i] != 0x3D, p[i] != 0x3B, p[i] != 0x3A { i += 1 }
+            guard i < count, p[i] == 0x3D, p.isName("TYPE", nameStart..<i) else { return false }
+            i += 1
+            let valuesStart: Int, valuesEnd: Int
+            if i < count && p[i] == 0x22 {
+                valuesStart = i + 1
+                i = valuesStart
+                while i < count, p[i] != 0x22 { i += 1 }
+                guard i < count else { return false }
+                valuesEnd = i
+                i += 1
+            } else {
+                valuesStart = i
+                while i < count, p[i] != 0x3B, p[i] != 0x3A { i += 1 }
+                valuesEnd = i
+            }
+            for piece in p[valuesStart..<valuesEnd].split(separator: 0x2C) {
+                read.typeValues.append(String(unsafeUninitializedCapacity: piece.count) { buffer in
+                    for (offset, byte) in piece.enumerated() { buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+                    return piece.count
+                })
+            }
+        }
+        guard i < count, p[i] == 0x3A else { return false }
+        let value = String(decoding: p[(i + 1)...], as: UTF8.self)
+        let name = traits.upperName
+        if name == "KIND" && value.equalsIgnoringASCIICase("individual") { return true }
+        let group = groupEnd.map { end in
+            String(unsafeUninitializedCapacity: end) { buffer in
+                for k in 0..<end { buffer[k] = p[k] >= 0x41 && p[k] <= 0x5A ? p[k] + 0x20 : p[k] }
+                return end
+            }
+        } ?? ""
+        canonicalize(read, group: group, name: name, kind: traits.kind, rawValue: value, into: &result)
+        return true
+    }
+}
