@@ -177,6 +177,9 @@ import TestSupport
             "FN:x\r\nNOTE:folded as the writer folds, one space after a line end, each line within seventy-\r\n five octets\r\nNOTE:x",
             "FN:x\r\nCLASS:PUBLIC\r\nMAILER:m\r\nKIND:group\r\nGENDER:M\r\nitem1.ADR:;;a;;;;\r\nitem1.LABEL:a\r\nitem1.X-ABLABEL:home",
             "FN:x\r\nLABEL;TYPE=work:no address\r\nSORT-STRING:one\r\nSORT-STRING:two\r\nversion:\(version)\r\nNOTE:after",
+            // Folded lines the content hash reads in place, unfolded.
+            "FN:x\r\nTEL;TYPE=ce\r\n ll,VOICE:1\r\nNOTE:tab\r\n\tfolded\r\nX-A:b\r\n  two spaces\r\nitem1.EMAIL;TYPE=\"wo\r\n rk\":a@b\r\nKIND:indiv\r\n idual",
+            "FN:x\r\nN:a\\\r\n ;b;;;\r\nNOTE:a,b\r\n ;c\\n\r\n d\r\nCATEGORIES:a,\r\n b\r\nADR;TYPE=home:;;1\r\n ;2;;;",
             // Inline base64, read in place only while it is kept as written.
             "FN:x\r\nPHOTO;ENCODING=b;TYPE=JPEG:QUJD\r\nLOGO;encoding=BASE64;TYPE=png:QUJDRA==\r\nKEY;ENCODING=B:QU JD\r\nNOTE;ENCODING=b:a b",
             "FN:x\r\nPHOTO;ENCODING=b:QUJDRE\r\n VGR0g=\r\nSOUND;ENCODING=\"b\":QUJD\r\nPHOTO;ENCODING=b;ENCODING=b:QUJD\r\nPHOTO;ENCODING=bb:QUJD",

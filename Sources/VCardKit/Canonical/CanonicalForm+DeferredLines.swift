@@ -2,9 +2,9 @@ extension DeferredProperties {
     /// The canonical properties of the card, unsorted, made from its lines without building its
     /// properties: the same ones ``CanonicalForm/properties(of:excluding:)`` makes of the built card.
     ///
-    /// A line that is one physical line, whose only parameters are `TYPE`s and whose value is not
-    /// binary, is read in place (``CanonicalForm/canonicalizePlainLine(_:traits:into:)``): for
-    /// such a line the full parse keeps the value as written and the `TYPE` values as their
+    /// A line whose only parameters are `TYPE`s and whose value is not binary is read in place,
+    /// unfolded first when it is folded (``CanonicalForm/canonicalizePlainLine(_:traits:into:)``):
+    /// for such a line the full parse keeps the value as written and the `TYPE` values as their
     /// bytes, which is all the canonical form takes. Every other line is built into its property
     /// alone, as the full parse builds it, and canonicalised as such.
     /// - Returns: `nil` when a line could not be built on its own (the caller then uses the whole card).
@@ -12,18 +12,26 @@ extension DeferredProperties {
         var result: [CanonicalProperty] = []
         result.reserveCapacity(logicalLines.count)
         var builder: CardParser?
+        var unfolded: [UInt8] = []
         for position in logicalLines.indices {
             let line = logicalLines[position]
             let name = line.traits.upperName
             if exclusions.names.contains(name) { continue }
             let end = end(ofLineAt: position)
-            if end == line.firstLine + 1 {
+            if line.traits.kind != .binary {
                 let physical = frame.lines[line.firstLine]
-                let done = frame.bytes.withUnsafeBufferPointer { all in
-                    CanonicalForm.canonicalizePlainLine(UnsafeBufferPointer(rebasing: all[physical.start..<physical.contentEnd]),
-                                                        traits: line.traits, into: &result)
+                if end == line.firstLine + 1 {
+                    let done = frame.bytes.withUnsafeBufferPointer { all in
+                        CanonicalForm.canonicalizePlainLine(UnsafeBufferPointer(rebasing: all[physical.start..<physical.contentEnd]),
+                                                            traits: line.traits, into: &result)
+                    }
+                    if done { continue }
+                } else if unfold(line.firstLine..<end, into: &unfolded) {
+                    let done = unfolded.withUnsafeBufferPointer { buffer in
+                        CanonicalForm.canonicalizePlainLine(buffer, traits: line.traits, into: &result)
+                    }
+                    if done { continue }
                 }
-                if done { continue }
             }
             if builder == nil { builder = CardParser(buildingLinesOf: frame) }
             guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else { return nil }
@@ -31,6 +39,24 @@ extension DeferredProperties {
             CanonicalForm.canonicalize(property, name: name, into: &result)
         }
         return result
+    }
+
+    /// The logical line on physical lines `lines` unfolded into `output` (each line end and the one
+    /// space or tab after it removed), when every line after the first starts with a space or a
+    /// tab; `false` otherwise (a line joined for another reason is left to the full parse).
+    private func unfold(_ lines: Range<Int>, into output: inout [UInt8]) -> Bool {
+        output.removeAll(keepingCapacity: true)
+        let bytes = frame.bytes
+        for index in lines {
+            let line = frame.lines[index]
+            if index == lines.lowerBound {
+                output.append(contentsOf: bytes[line.start..<line.contentEnd])
+                continue
+            }
+            guard line.start < line.contentEnd, bytes[line.start] == 0x20 || bytes[line.start] == 0x09 else { return false }
+            output.append(contentsOf: bytes[(line.start + 1)..<line.contentEnd])
+        }
+        return true
     }
 }
 
