@@ -61,6 +61,19 @@ import Testing
             #expect(traits == expected, "\(name)")
             #expect(traits.upperName == name.asciiUppercased || !traits.isKnown, "\(name)")
         }
+        // The packed search finds every registered name of up to 24 bytes, in any case, and nothing else.
+        let registered = PropertyAvailability.known.union(["X-EVOLUTION-FILE-AS", "X-PHONETIC-FIRST-NAME", "X-PHONETIC-LAST-NAME", "X-ABLABEL"])
+        for name in registered where name.utf8.count <= 24 {
+            for spelling in [name, name.lowercased(), name.prefix(1) + name.dropFirst().lowercased()] {
+                let found = Array(spelling.utf8).withUnsafeBufferPointer { PropertyTraits.registeredTraits(of: $0) }
+                #expect(found == PropertyTraits.of(name) && found?.upperName == name, "\(spelling)")
+            }
+        }
+        for name in ["X-CUSTOM", "TELL", "TE", "FN2", "X-", "NOTES", "X-SOCIALPROFILE", "EMAIL-", "ZZZZZZZZZZZZZZZZZZZZZZZZ"] {
+            #expect(Array(name.utf8).withUnsafeBufferPointer { PropertyTraits.registeredTraits(of: $0) } == nil, "\(name)")
+            let traits = Array(name.lowercased().utf8).withUnsafeBufferPointer { PropertyTraits.traits(of: $0) }
+            #expect(traits == PropertyTraits.of(name) && traits.upperName == name, "\(name)")
+        }
         #expect(PropertyTraits.of("tel").role == .telephone)
         #expect(PropertyTraits.of("Fn").role == .formattedName)
         #expect(PropertyTraits.of("NOTE").role == .other)

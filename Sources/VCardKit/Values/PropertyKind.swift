@@ -66,7 +66,11 @@ struct PropertyTraits: Sendable, Hashable {
 
     static func of(_ name: String) -> PropertyTraits {
         if let found = name.utf8.withContiguousStorageIfAvailable({ registered($0) }), let (known, _) = found { return known }
-        let upper = name.asciiUppercased
+        return traits(ofUpperCased: name.asciiUppercased)
+    }
+
+    /// The traits of a name not found among the packed registered names, upper-cased.
+    private static func traits(ofUpperCased upper: String) -> PropertyTraits {
         if let known = table[upper] { return known }
         let isExtension = upper.utf8.count > 2 && upper.utf8.starts(with: "X-".utf8)
         return PropertyTraits(kind: .unknown, isKnown: false, isOnlyIn3: false, isOnlyIn4: false, isSingular: false,
@@ -87,26 +91,52 @@ struct PropertyTraits: Sendable, Hashable {
     /// when it is registered).
     static func traits(of bytes: UnsafeBufferPointer<UInt8>) -> PropertyTraits {
         if let (known, _) = registered(bytes) { return known }
-        return of(String(decoding: bytes, as: UTF8.self))
+        // Upper-cased as it is made (one String, no second search of the registered names).
+        let isASCII = !bytes.contains { $0 >= 0x80 }
+        guard isASCII else { return of(String(decoding: bytes, as: UTF8.self)) }
+        return traits(ofUpperCased: String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
+            return bytes.count
+        })
     }
 
     /// The traits of a registered name, compared ignoring ASCII case, and whether `bytes` spell
-    /// it in upper case exactly; `nil` for any other name. No hashing and no `String`: the name is
-    /// packed into three words and compared with the packed registered names.
+    /// it in upper case exactly; `nil` for any other name. No `String`: the name is packed into
+    /// three words, which pick a slot of ``registeredSlots`` and are compared with the packed
+    /// registered names found from there.
     @inline(__always)
     private static func registered(_ bytes: UnsafeBufferPointer<UInt8>) -> (PropertyTraits, exact: Bool)? {
         guard let packed = PackedName(bytes) else { return nil }
-        let keys = registeredKeys
-        for index in keys.indices where keys[index] == packed.upper {
-            return (registeredTraits[index], packed.upper == packed.asWritten)
+        let keys = registeredKeys, slots = registeredSlots
+        var slot = packed.upper.slot
+        while true {
+            let index = Int(slots[slot])
+            if index < 0 { return nil }
+            if keys[index] == packed.upper { return (registeredTraits[index], packed.upper == packed.asWritten) }
+            slot = (slot + 1) & (slots.count - 1)
         }
-        return nil
+    }
+
+    /// The traits of `bytes` when they name a registered property (ignoring ASCII case), found
+    /// among the packed registered names alone; `nil` otherwise. For tests of that search.
+    static func registeredTraits(of bytes: UnsafeBufferPointer<UInt8>) -> PropertyTraits? {
+        registered(bytes)?.0
     }
 
     /// A name of at most 24 ASCII bytes packed into three words (and its length), as written and
     /// with ASCII letters upper-cased.
     private struct PackedName {
-        struct Words: Equatable { var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0, count = 0 }
+        struct Words: Equatable {
+            var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0, count = 0
+
+            /// Where the name starts its search in ``registeredSlots``: the top bits of a
+            /// multiplicative hash of the words.
+            @inline(__always)
+            var slot: Int {
+                let mixed = (a ^ (b &* 0x9E37_79B9_7F4A_7C15) ^ (c &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)) &* 0x94D0_49BB_1331_11EB
+                return Int(truncatingIfNeeded: mixed >> 56)
+            }
+        }
         var upper = Words()
         var asWritten = Words()
 
@@ -133,7 +163,20 @@ struct PropertyTraits: Sendable, Hashable {
         Array(name.utf8).withUnsafeBufferPointer { PackedName($0)!.upper }
     })
     private static let registeredTraits: ContiguousArray<PropertyTraits> = ContiguousArray(registeredNames.map { table[$0]! })
-    /// The most common names first: the search stops at the first match.
+    /// An open-addressing table of 256 slots over ``registeredKeys``: each slot holds the index of
+    /// a key, or -1; a name is looked for from its ``PackedName/Words/slot`` onwards, to the first
+    /// empty slot (a quarter of the slots are used, so that is one or two comparisons).
+    private static let registeredSlots: ContiguousArray<Int8> = {
+        var slots = ContiguousArray<Int8>(repeating: -1, count: 256)
+        precondition(registeredKeys.count < 128)
+        for (index, key) in registeredKeys.enumerated() {
+            var slot = key.slot
+            while slots[slot] >= 0 { slot = (slot + 1) & 255 }
+            slots[slot] = Int8(index)
+        }
+        return slots
+    }()
+    /// The most common names first: they take their home slots first, where a search finds them at once.
     private static let registeredNames: [String] = {
         let common = ["VERSION", "FN", "N", "TEL", "EMAIL", "ADR", "ORG", "TITLE", "UID", "REV", "NOTE", "URL", "BDAY", "PHOTO", "LABEL"]
         return common + table.keys.filter { !common.contains($0) && $0.utf8.count <= 24 }.sorted()
