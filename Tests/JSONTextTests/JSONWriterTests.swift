@@ -16,6 +16,55 @@ import Testing
         #expect(String(decoding: output, as: UTF8.self) == #""tab\t nl\n cr\r bs\b ff\f nul\u0000 us\u001f del\#u{7F} é ☎ 😀 / <""#)
     }
 
+    /// Eight bytes at a time or one by one, the escapes are the same: every byte value at every
+    /// offset of runs of several lengths, and seeded random buffers, against a byte-by-byte writer.
+    @Test func escapesEveryByteWhereverItStands() {
+        func reference(_ bytes: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            for byte in bytes {
+                switch byte {
+                case 0x22: out += [0x5C, 0x22]
+                case 0x5C: out += [0x5C, 0x5C]
+                case 0x0A: out += Array(#"\n"#.utf8)
+                case 0x0D: out += Array(#"\r"#.utf8)
+                case 0x09: out += Array(#"\t"#.utf8)
+                case 0x08: out += Array(#"\b"#.utf8)
+                case 0x0C: out += Array(#"\f"#.utf8)
+                case 0..<0x20: out += Array(#"\u00"#.utf8) + Array("0123456789abcdef".utf8)[Int(byte >> 4)...Int(byte >> 4)]
+                    + Array("0123456789abcdef".utf8)[Int(byte & 0xF)...Int(byte & 0xF)]
+                default: out.append(byte)
+                }
+            }
+            return out
+        }
+        func written(_ bytes: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            bytes.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, to: &out) }
+            return out
+        }
+        for length in [1, 7, 8, 9, 16, 23] {
+            for offset in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    bytes[offset] = UInt8(value)
+                    #expect(written(bytes) == reference(bytes), "byte \(value) at \(offset) of \(length)")
+                }
+            }
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<2000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(state % 70) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                // Mostly letters, with quotes, backslashes, control bytes and bytes above 0x7F among them.
+                let pick = UInt8(truncatingIfNeeded: state >> 33)
+                bytes.append(pick % 4 == 0 ? [0x22, 0x5C, 0x0A, 0x01, 0x1F, 0x20, 0x7F, 0x80, 0xA2, 0xFF][Int(pick >> 2) % 10] : 0x61 + pick % 26)
+            }
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            #expect(written(bytes) == reference(bytes))
+        }
+    }
+
     @Test func sortsKeysByCodePointAndKeepsEqualNamesInOrder() {
         let object = JSONObject([.init(key: "é", value: 1), .init(key: "z", value: 2), .init(key: "Z", value: 3),
                                  .init(key: "a", value: 4), .init(key: "a", value: 5), .init(key: "\u{1F600}", value: 6), .init(key: "ｚ", value: 7)])

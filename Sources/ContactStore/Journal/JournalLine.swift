@@ -20,8 +20,11 @@ package enum JournalLine {
         var head: [UInt8] = [0x7B]
         head.reserveCapacity(256 + (event.card?.count ?? 0) * 11 / 10)
         if let card = event.card {
-            if let text = String(validating: card, as: UTF8.self) {
-                appendMember("card", string: text, to: &head)
+            // Escaped from its bytes when they are UTF-8 (no String is made of them).
+            if card.withUnsafeBufferPointer(\.isValidUTF8) {
+                head.append(contentsOf: #""card":""#.utf8)
+                card.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, to: &head) }
+                head.append(0x22)
             } else {
                 appendMember("cardBase64", string: Base64.encode(card), to: &head)
             }

@@ -96,11 +96,25 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends UTF-8 bytes escaped for a JSON string; runs that need no escape are copied whole.
+    ///
+    /// The bytes are looked at eight at a time while none of them needs an escape (a quote, a
+    /// backslash or a control character below U+0020).
     public static func writeEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        guard let base = buffer.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        let count = buffer.count
         var runStart = 0
-        for index in 0..<buffer.count {
+        var index = 0
+        while index < count {
+            if index &+ 8 <= count, !needsEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index &+= 8
+                continue
+            }
             let byte = buffer[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
             if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
             runStart = index + 1
             switch byte {
@@ -115,8 +129,23 @@ public struct JSONWriter: Sendable {
                 output.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
             }
+            index += 1
         }
-        if runStart < buffer.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
+        if runStart < count { output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
+    }
+
+    /// Whether one of the eight bytes of `word` is below 0x20, a quote or a backslash. (A byte
+    /// below 0x20 borrows from the byte's high bit, which the byte itself must not have; an equal
+    /// byte is a zero byte after the exclusive or. A borrow can mark a byte above a true match,
+    /// never a word without one.)
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & high
+        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+        let quoteZero = (quote &- ones) & ~quote & high
+        let backslashZero = (backslash &- ones) & ~backslash & high
+        return (control | quoteZero | backslashZero) != 0
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

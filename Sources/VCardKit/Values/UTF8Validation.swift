@@ -4,7 +4,7 @@ extension UnsafeBufferPointer<UInt8> {
     /// above U+10FFFF, no sequence cut short), without making a `String` of them.
     ///
     /// ASCII is skipped eight bytes at a time.
-    var isValidUTF8: Bool {
+    public var isValidUTF8: Bool {
         guard let base = baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
         let count = self.count
