@@ -18,7 +18,7 @@ extension DeferredProperties {
             let name = line.traits.upperName
             if exclusions.names.contains(name) { continue }
             let end = end(ofLineAt: position)
-            if line.traits.kind != .binary {
+            if CanonicalForm.readsInPlace(line.traits) {
                 let physical = frame.lines[line.firstLine]
                 if end == line.firstLine + 1 {
                     let done = frame.bytes.withUnsafeBufferPointer { all in
@@ -35,7 +35,6 @@ extension DeferredProperties {
             }
             if builder == nil { builder = CardParser(buildingLinesOf: frame) }
             guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else { return nil }
-            if name == "KIND" && property.rawValue.equalsIgnoringASCIICase("individual") { continue }
             CanonicalForm.canonicalize(property, name: name, into: &result)
         }
         return result
@@ -61,24 +60,28 @@ extension DeferredProperties {
 }
 
 extension CanonicalForm {
+    /// Whether a line of a property whose name has `traits` may be read in place by
+    /// ``canonicalizePlainLine(_:traits:into:)``: its value is neither binary nor a card. Asked
+    /// before a folded line is unfolded, so a photo is never copied only to be built after all.
+    static func readsInPlace(_ traits: PropertyTraits) -> Bool {
+        traits.kind != .binary && traits.kind != .embeddedCard
+    }
+
     /// Appends the canonical form of the plain content line `p` (one physical line of a card
     /// checked without building, see ``DeferredProperties``) whose name has `traits`, read in
-    /// place, when its only parameters are `TYPE`s and its value is not binary; answers `false`,
-    /// appending nothing, for any other line, which the caller then builds.
+    /// place, when its only parameters are `TYPE`s; answers `false`, appending nothing, for any
+    /// other line, which the caller then builds. `traits` must be ones that ``readsInPlace(_:)``.
     ///
     /// What it reads is what ``canonicalize(_:name:into:)`` takes from the property the full
     /// parse builds of such a line: the group, the `TYPE` values (quoted or not, split at commas)
     /// and the value, all as written.
     static func canonicalizePlainLine(_ p: UnsafeBufferPointer<UInt8>, traits: PropertyTraits,
                                       into result: inout [CanonicalProperty]) -> Bool {
-        guard traits.kind != .binary, traits.kind != .embeddedCard else { return false }
+        assert(readsInPlace(traits), "a \(traits.upperName) line is built, not read in place")
         let count = p.count
-        var i = 0
-        var groupEnd: Int?
-        while i < count, p[i] != 0x3A, p[i] != 0x3B {
-            if p[i] == 0x2E && groupEnd == nil { groupEnd = i }
-            i += 1
-        }
+        let located = CardParser.locateName(p)
+        var i = located.end
+        let groupEnd = located.groupEnd
         var read = ReadParameters()
         while i < count && p[i] == 0x3B {
             i += 1
@@ -109,7 +112,6 @@ extension CanonicalForm {
         guard i < count, p[i] == 0x3A else { return false }
         let value = String(decoding: p[(i + 1)...], as: UTF8.self)
         let name = traits.upperName
-        if name == "KIND" && value.equalsIgnoringASCIICase("individual") { return true }
         let group = groupEnd.map { end in
             String(unsafeUninitializedCapacity: end) { buffer in
                 for k in 0..<end { buffer[k] = p[k] >= 0x41 && p[k] <= 0x5A ? p[k] + 0x20 : p[k] }

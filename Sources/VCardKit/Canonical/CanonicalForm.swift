@@ -75,7 +75,6 @@ public enum CanonicalForm {
         for property in card.properties {
             let name = property.traits.upperName
             if exclusions.names.contains(name) { continue }
-            if name == "KIND" && property.rawValue.equalsIgnoringASCIICase("individual") { continue }
             canonicalize(property, name: name, into: &result)
         }
         result.sort()
@@ -142,9 +141,11 @@ public enum CanonicalForm {
     }
 
     /// Appends the canonical form of a property to `result`, from what its parameters say
-    /// (`read`), its lower-cased group (or the empty string), upper-cased name, kind and value as read.
+    /// (`read`), its lower-cased group (or the empty string), upper-cased name, kind and value as
+    /// read; appends nothing for `KIND:individual`, the default.
     static func canonicalize(_ read: ReadParameters, group: String, name: String, kind: PropertyValueKind, rawValue: String,
                              into result: inout [CanonicalProperty]) {
+        if name == "KIND" && rawValue.equalsIgnoringASCIICase("individual") { return }
         var parameters = read.parameters
         var typeValues = read.typeValues
         var pref = read.pref

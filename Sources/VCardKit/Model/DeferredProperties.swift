@@ -78,7 +78,7 @@ extension DeferredProperties {
     /// already written as the writer writes is copied as read; every other line is built into its
     /// property, as the full parse builds it.
     func linesForConversion(to target: VCardVersion) -> ConversionLines {
-        ConversionLines(frame: frame, logicalLines: logicalLines, target: target)
+        ConversionLines(deferred: self, target: target)
     }
 
     /// How many logical lines the card has.
@@ -86,8 +86,7 @@ extension DeferredProperties {
 
     /// The lines of a deferred card on their way to another version, in order.
     struct ConversionLines: IteratorProtocol {
-        let frame: VCardFrame
-        let logicalLines: [DeferredLine]
+        let deferred: DeferredProperties
         let target: VCardVersion
         private var index = 0
         private var builder: CardParser?
@@ -95,17 +94,17 @@ extension DeferredProperties {
         /// then converted whole instead.
         private(set) var failed = false
 
-        init(frame: VCardFrame, logicalLines: [DeferredLine], target: VCardVersion) {
-            self.frame = frame
-            self.logicalLines = logicalLines
+        init(deferred: DeferredProperties, target: VCardVersion) {
+            self.deferred = deferred
             self.target = target
         }
 
         mutating func next() -> ConvertedLine? {
-            guard index < logicalLines.count, !failed else { return nil }
-            let line = logicalLines[index]
+            guard index < deferred.logicalLines.count, !failed else { return nil }
+            let frame = deferred.frame
+            let line = deferred.logicalLines[index]
+            let end = deferred.end(ofLineAt: index)
             index += 1
-            let end = index < logicalLines.count ? logicalLines[index].firstLine : frame.lines.count - 1
             let bytes = frame.bytes[frame.lines[line.firstLine].start..<frame.lines[end - 1].end]
             if VersionConverter.leavesUnchanged(line.traits, hasConvertedParameter: line.hasConvertedParameter, to: target),
                VCardWriter.isStrictlyFormatted(bytes) {

@@ -821,7 +821,7 @@ struct CardParser {
 
     /// Where the name of the content line `p` ends (at its first `:` or `;`, or `p.count` when it
     /// has neither) and where its group ends (its first `.` before that), if it has one.
-    private static func locateName(_ p: UnsafeBufferPointer<UInt8>) -> (end: Int, groupEnd: Int?) {
+    static func locateName(_ p: UnsafeBufferPointer<UInt8>) -> (end: Int, groupEnd: Int?) {
         var i = 0
         var groupEnd: Int?
         while i < p.count {
