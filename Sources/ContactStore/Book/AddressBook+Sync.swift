@@ -350,19 +350,11 @@ extension AddressBook {
             }
         }
 
-        // Folder first: temporary files, one file-system sync (the pending lines with them),
-        // then into place.
+        // Folder first: temporary files (on every core), one file-system sync (the pending lines
+        // with them), then into place (a new file never over one the index does not know).
         if !writes.isEmpty || !rewrites.isEmpty {
-            for write in writes {
-                let temporary = directory + "/" + POSIX.temporaryName(for: write.file)
-                _ = unlink(temporary)
-                try POSIX.createFile(temporary, write.bytes, mode: 0o600)
-            }
-            for rewrite in rewrites {
-                let temporary = directory + "/" + POSIX.temporaryName(for: rewrite.file)
-                _ = unlink(temporary)
-                try POSIX.createFile(temporary, rewrite.bytes, mode: 0o600)
-            }
+            let files = writes.map { (name: $0.file, bytes: $0.bytes) } + rewrites.map { (name: $0.file, bytes: $0.bytes) }
+            try POSIX.createTemporaryFiles(files, in: directory, name: { $0.name }, bytes: { $0.bytes })
             try POSIX.syncFileSystem(containing: directory)
             for index in writes.indices {
                 let temporary = directory + "/" + POSIX.temporaryName(for: writes[index].file)
@@ -370,8 +362,10 @@ extension AddressBook {
                     try POSIX.commit(temporary: temporary, to: directory + "/" + writes[index].file, replacing: true)
                     continue
                 }
-                while link(temporary, directory + "/" + writes[index].file) != 0 {
-                    guard errno == EEXIST else { throw .io(directory + "/" + writes[index].file, "cannot move into place", errno: errno) }
+                while true {
+                    let failure = POSIX.moveWithoutReplacing(temporary, to: directory + "/" + writes[index].file)
+                    if failure == 0 { break }
+                    guard failure == EEXIST else { throw .io(directory + "/" + writes[index].file, "cannot move into place", errno: failure) }
                     let fresh = UUID().uuidString.lowercased() + ".vcf"
                     let old = writes[index].file
                     for i in contentEvents.indices where contentEvents[i].file == old && contentEvents[i].uid == writes[index].uid {
@@ -385,7 +379,6 @@ extension AddressBook {
                     try writePendingApply()
                     try POSIX.sync(pendingApply)
                 }
-                _ = unlink(temporary)
             }
             for rewrite in rewrites {
                 try POSIX.commit(temporary: directory + "/" + POSIX.temporaryName(for: rewrite.file), to: directory + "/" + rewrite.file,
@@ -403,8 +396,7 @@ extension AddressBook {
         // Then the journal: content events before the sync state they lead to, one sync.
         let written = try await record(contentEvents + syncEvents)
         if touchesFolder { _ = unlink(pendingApply) }
-        for write in writes { stampWrittenFile(write.file) }
-        for rewrite in rewrites { stampWrittenFile(rewrite.file) }
+        stampWrittenFiles(writes.map(\.file) + rewrites.map(\.file))
         report.events = written.filter { $0.operation != .synced }.map(\.withoutCard)
         return report
     }

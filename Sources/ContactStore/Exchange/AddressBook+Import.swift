@@ -282,16 +282,7 @@ extension AddressBook {
         // Write every file under a hidden temporary name (on every core), make them all durable
         // with one sync, then move each into place (never over another contact's file), then
         // journal them.
-        let folder = directory
-        let failures = Parallel.map(planned, minimumPerWorker: 64) { item -> ContactStoreError? in
-            do throws(ContactStoreError) {
-                try POSIX.createTemporaryFile(folder + "/" + POSIX.temporaryName(for: item.file), item.bytes, mode: 0o600)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+        try POSIX.createTemporaryFiles(planned, in: directory, name: { $0.file }, bytes: { $0.bytes })
         try POSIX.syncFileSystem(containing: directory)
         for index in planned.indices {
             let temporary = directory + "/" + POSIX.temporaryName(for: planned[index].file)

@@ -177,6 +177,24 @@ enum POSIX {
         try writeAll(fd, bytes, path: path)
     }
 
+    /// Creates the temporary file (``temporaryName(for:)``) of each of `items` in `directory`,
+    /// named for `name(item)` and holding `bytes(item)`, on every core, without syncing: the first
+    /// step of writing a batch of files (then one ``syncFileSystem(containing:)``, then each moved
+    /// into place).
+    /// - Throws: the first failure, once every file was tried.
+    static func createTemporaryFiles<Item: Sendable>(_ items: [Item], in directory: String, name: @Sendable (Item) -> String,
+                                                     bytes: @Sendable (Item) -> [UInt8]) throws(ContactStoreError) {
+        let failures = Parallel.map(items, minimumPerWorker: 64) { item -> ContactStoreError? in
+            do throws(ContactStoreError) {
+                try createTemporaryFile(directory + "/" + temporaryName(for: name(item)), bytes(item), mode: 0o600)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+    }
+
     /// Flushes a file or directory to disk.
     static func sync(_ path: String) throws(ContactStoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
