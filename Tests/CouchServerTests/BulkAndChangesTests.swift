@@ -223,6 +223,37 @@ func writeBranch(_ client: CouchTestClient, id: String, base: String, hash: Stri
         }
     }
 
+    @Test func aLargeFeedWithDocumentsIsSentAsItIsRenderedAndReadsAsOneAnswer() async throws {
+        try await withTestServer { client, _ in
+            try await makeDatabase(client)
+            // About 300 KiB of rows: several of the 64 KiB pieces the feed is written in.
+            let filler = String(repeating: "é,\"\\x", count: 200)
+            let docs: [JSONValue] = (0..<300).map { index in
+                .obj(["_id": .string("doc-" + String(format: "%03d", index)), "n": .integer(index), "text": .string(filler)])
+            }
+            _ = try await client.request(.post, "/db/_bulk_docs", json: .obj(["docs": .array(docs)]))
+            _ = try await client.request(.delete, "/db/doc-007?rev=" + (try #require(try await client.request(.get, "/db/doc-007").json?["_rev"]?.stringValue)))
+            let feed = try await client.request(.get, "/db/_changes?include_docs=true&style=all_docs&conflicts=true")
+            #expect(feed.status == 200)
+            #expect(feed.header("Content-Length") == nil)
+            #expect(feed.header("ETag") != nil)
+            // Compact JSON, members in order, one line end: exactly what serializing it again gives.
+            let value = try #require(feed.json)
+            #expect(feed.bytes == value.serialized() + [0x0A])
+            let rows = try #require(value["results"]?.arrayValue)
+            #expect(rows.count == 300)
+            #expect(rows.last?["id"]?.stringValue == "doc-007" && rows.last?["deleted"]?.boolValue == true)
+            #expect(rows.first?["doc"]?["text"]?.stringValue == filler)
+            #expect(rows.dropLast().compactMap { $0["doc"]?["n"]?.intValue } == (0..<300).filter { $0 != 7 })
+            #expect(value["pending"]?.intValue == 0)
+            let info = try await client.request(.get, "/db")
+            #expect(value["last_seq"] == info.json?["update_seq"])
+            // HEAD answers the same status and tag, with no body.
+            let head = try await client.request(.head, "/db/_changes?include_docs=true")
+            #expect(head.status == 200 && head.bytes.isEmpty)
+        }
+    }
+
     @Test func longpollTimesOutWithNothingNew() async throws {
         try await withTestServer { client, _ in
             try await makeDatabase(client)

@@ -79,11 +79,13 @@ extension CouchResponder {
         }
         let feed = request.query["feed"] ?? "normal"
         switch feed {
-        case "normal":
+        case "normal" where request.method == .head:
             let page = try await changesPage(database, query)
             var response = CouchResponse(.object(page.object))
             response.setETag(Self.opaqueTag(Array("\(database.uuid)\(page.lastSequence)\(request.target)".utf8)))
             return response
+        case "normal":
+            return try await streamedPage(database, query, target: request.target)
         case "longpoll":
             return longpoll(database, query)
         case "continuous":
@@ -109,6 +111,20 @@ extension CouchResponder {
     }
 
     private func changeRows(_ database: Database, _ query: ChangesQuery) async throws(CouchError) -> ChangesPage {
+        let (changes, lastSequence, pending) = try await changeList(database, query)
+        var rows: [JSONValue] = []
+        rows.reserveCapacity(changes.count)
+        for change in changes {
+            if let row = try await changeRow(change, database, query) { rows.append(row) }
+        }
+        return ChangesPage(rows: rows, lastSequence: lastSequence, pending: pending)
+    }
+
+    /// The changes a query selects (documents not rendered yet), the sequence to resume from and
+    /// how many changes remain after it.
+    private func changeList(_ database: Database, _ query: ChangesQuery) async throws(CouchError)
+        -> (changes: [Database.Change], lastSequence: Int, pending: Int)
+    {
         let filter = query
         var selects: (@Sendable (JSONObject) -> Bool)?
         if let selector = query.selector {
@@ -119,24 +135,61 @@ extension CouchResponder {
             includes: { filter.includes($0) },
             selects: selects
         )
-        var rows: [JSONValue] = []
-        rows.reserveCapacity(changes.count)
-        for change in changes {
-            let entry = change.entry
-            guard let winner = entry.winner else { continue }
-            let revisions = query.allLeaves ? entry.tree.sortedLeaves : [winner]
-            var row: JSONObject = [
-                "seq": .string(database.sequenceToken(change.sequence)),
-                "id": .string(entry.id),
-                "changes": .array(revisions.map { .object(["rev": .string($0.description)]) }),
-            ]
-            if entry.isDeleted { row["deleted"] = .bool(true) }
-            if query.includeDocs {
-                row["doc"] = (try await database.render(entry, revision: winner, options: query.options)).map(JSONValue.object) ?? .null
-            }
-            rows.append(.object(row))
+        return (changes, lastSequence, pending)
+    }
+
+    /// The row of one change (its document rendered when the query includes documents); `nil`
+    /// for a document without a winning revision.
+    private func changeRow(_ change: Database.Change, _ database: Database, _ query: ChangesQuery) async throws(CouchError) -> JSONValue? {
+        let entry = change.entry
+        guard let winner = entry.winner else { return nil }
+        let revisions = query.allLeaves ? entry.tree.sortedLeaves : [winner]
+        var row: JSONObject = [
+            "seq": .string(database.sequenceToken(change.sequence)),
+            "id": .string(entry.id),
+            "changes": .array(revisions.map { .object(["rev": .string($0.description)]) }),
+        ]
+        if entry.isDeleted { row["deleted"] = .bool(true) }
+        if query.includeDocs {
+            row["doc"] = (try await database.render(entry, revision: winner, options: query.options)).map(JSONValue.object) ?? .null
         }
-        return ChangesPage(rows: rows, lastSequence: lastSequence, pending: pending)
+        return .object(row)
+    }
+
+    /// A `feed=normal` answer written row by row as each is rendered, in chunks of about 64 KiB,
+    /// as CouchDB sends it (chunked, no `Content-Length`): the first rows of a large feed with
+    /// documents reach the client at once instead of after the whole feed is built, and the
+    /// server never holds the whole answer. The bytes are those of the whole answer serialized
+    /// at once. The selection is made before the first byte (so the `ETag` and any error come
+    /// first); a failure to read a document after that ends the answer early, which a client
+    /// sees as a broken response and asks again.
+    private func streamedPage(_ database: Database, _ query: ChangesQuery, target: String) async throws(CouchError) -> CouchResponse {
+        let (changes, lastSequence, pending) = try await changeList(database, query)
+        let end = JSONValue.object(["last_seq": .string(database.sequenceToken(lastSequence)), "pending": .integer(pending)]).serialized()
+        var response = CouchResponse(status: .ok, body: .stream { writer in
+            let chunkSize = 64 << 10
+            var buffer: [UInt8] = Array(#"{"results":["#.utf8)
+            buffer.reserveCapacity(chunkSize + (chunkSize >> 2))
+            var first = true
+            for change in changes {
+                guard let row = try await changeRow(change, database, query) else { continue }
+                if !first { buffer.append(0x2C) }
+                first = false
+                row.write(to: &buffer)
+                if buffer.count >= chunkSize {
+                    try await writer.write(ByteBuffer(bytes: buffer))
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            // `],` then the members after `results`, from the whole answer's own serialization.
+            buffer.append(0x5D)
+            buffer.append(0x2C)
+            buffer.append(contentsOf: end.dropFirst())
+            buffer.append(0x0A)
+            try await writer.write(ByteBuffer(bytes: buffer))
+        })
+        response.setETag(Self.opaqueTag(Array("\(database.uuid)\(lastSequence)\(target)".utf8)))
+        return response
     }
 
     /// Answers when there is a change after `since`, or when `timeout` passes; with `heartbeat`,
