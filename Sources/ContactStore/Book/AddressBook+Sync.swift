@@ -331,16 +331,21 @@ extension AddressBook {
             // lines do not write every pulled card a second time. A conflict version is in no
             // file and keeps its text.
             let now = clock.now()
-            let lines = (contentEvents + syncEvents).enumerated().flatMap { position, event in
+            let events = (contentEvents + syncEvents).enumerated().map { position, event in
                 var line = event
                 if line.operation == .add || line.operation == .update { line.card = nil }
                 line.sequence = position + 1
                 line.timestamp = now
                 line.schemaVersion = JournalEvent.currentSchemaVersion
-                return JournalLine.encode(line)
+                return line
             }
+            // Encoded on every core, as the journal encodes its lines.
+            let lines = Parallel.map(events, minimumPerWorker: 64) { JournalLine.encode($0) }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count })
+            for line in lines { bytes.append(contentsOf: line) }
             _ = unlink(pendingApply)
-            try POSIX.createFile(pendingApply, lines, mode: 0o600)
+            try POSIX.createFile(pendingApply, bytes, mode: 0o600)
         }
         if touchesFolder {
             try writePendingApply()
