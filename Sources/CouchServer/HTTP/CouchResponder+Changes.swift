@@ -165,10 +165,13 @@ extension CouchResponder {
     /// sees as a broken response and asks again.
     private func streamedPage(_ database: Database, _ query: ChangesQuery, target: String) async throws(CouchError) -> CouchResponse {
         let (changes, lastSequence, pending) = try await changeList(database, query)
-        let end = JSONValue.object(["last_seq": .string(database.sequenceToken(lastSequence)), "pending": .integer(pending)]).serialized()
+        // The answer's frame is the empty page's own serialization, `{"results":[` … `],"last_seq":…}`,
+        // cut at its empty array: the rows go in between.
+        let frame = JSONValue.object(ChangesPage(rows: [], lastSequence: lastSequence, pending: pending).object(database: database)).serialized()
+        let cut = frame.firstIndex(of: 0x5B)! + 1
         var response = CouchResponse(status: .ok, body: .stream { writer in
             let chunkSize = 64 << 10
-            var buffer: [UInt8] = Array(#"{"results":["#.utf8)
+            var buffer = Array(frame[..<cut])
             buffer.reserveCapacity(chunkSize + (chunkSize >> 2))
             var first = true
             for change in changes {
@@ -181,10 +184,7 @@ extension CouchResponder {
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
-            // `],` then the members after `results`, from the whole answer's own serialization.
-            buffer.append(0x5D)
-            buffer.append(0x2C)
-            buffer.append(contentsOf: end.dropFirst())
+            buffer.append(contentsOf: frame[cut...])
             buffer.append(0x0A)
             try await writer.write(ByteBuffer(bytes: buffer))
         })
