@@ -34,6 +34,11 @@ public struct CouchDatabase: Sendable {
 
     /// `PUT /{db}`: creates the database.
     ///
+    /// `PUT` is retried like any request, so when a first attempt reached the server but its answer
+    /// was lost, the retry meets the database that attempt created and gets 412. Such an error has
+    /// ``CouchClientError/attempts`` above 1; a caller that only needs the database to exist (a
+    /// sync, a test's setup) passes `ignoringExisting: true` and never sees the ambiguity.
+    ///
     /// - Parameter ignoringExisting: treat 412 (it already exists) as success.
     /// - Returns: whether the database was created by this call.
     /// - Throws: ``CouchClientError`` (`preconditionFailed` when it exists and that is not ignored).

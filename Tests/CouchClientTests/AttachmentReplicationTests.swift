@@ -15,8 +15,8 @@ struct AttachmentReplicationTests {
             try await withLiveClient { targetClient, _ in
                 let source = sourceClient.database("source")
                 let target = targetClient.database("target")
-                try await source.create()
-                try await target.create()
+                try await source.create(ignoringExisting: true)
+                try await target.create(ignoringExisting: true)
                 let first = try await source.put([
                     "_id": "withatt", "title": "with attachments",
                     "_attachments": .obj([

@@ -31,7 +31,7 @@ struct LiveServerTests {
     @Test func savesReadsUpdatesAndDeletesDocumentsWithAwkwardIDs() async throws {
         try await withLiveClient { client, _ in
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             for id in ["people/alice smith+1?x=%41", "_design/app", "ünïcode#frag"] {
                 let first = try await database.put(["_id": .string(id), "name": "Alice"])
                 #expect(first.id == id)
@@ -64,7 +64,7 @@ struct LiveServerTests {
             #expect(missing?.status == 404)
 
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             let saved = try await database.put(["_id": "bob"])
             try await database.put(["_id": "bob", "_rev": .string(saved.revision), "v": 2])
             let conflict = await #expect(throws: CouchClientError.self) {
@@ -105,7 +105,7 @@ struct LiveServerTests {
     @Test func bulkDocumentsReportsPerDocumentResultsAndReplicatesWithoutNewEdits() async throws {
         try await withLiveClient { client, _ in
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             let existing = try await database.put(["_id": "c"])
             let results = try await database.bulkDocuments([["_id": "a"], ["_id": "b", "n": 1], ["_id": "c"]])
             #expect(results.map(\.id) == ["a", "b", "c"])
@@ -132,7 +132,7 @@ struct LiveServerTests {
     @Test func pagesThroughChangesWithOpaqueSequences() async throws {
         try await withLiveClient { client, _ in
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             _ = try await database.bulkDocuments((1...5).map { ["_id": .string("doc\($0)")] })
             let saved = try await database.put(["_id": "x"])
             _ = try await database.bulkDocuments([["_id": "x", "_rev": "1-0123456789abcdef0123456789abcdef"]], newEdits: false)
@@ -169,7 +169,7 @@ struct LiveServerTests {
     @Test func listsDocumentsByKey() async throws {
         try await withLiveClient { client, _ in
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             let a = try await database.put(["_id": "a", "n": 1])
             let b = try await database.put(["_id": "b/slash"])
             try await database.deleteDocument(id: b.id, revision: b.revision)
@@ -185,7 +185,7 @@ struct LiveServerTests {
     @Test func storesCheckpointsInLocalDocuments() async throws {
         try await withLiveClient { client, _ in
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             #expect(try await database.localDocument(id: "cardsync-1") == nil)
             let first = try await database.putLocalDocument(id: "cardsync-1", ["last_seq": "12-abc"])
             #expect(first.id == "_local/cardsync-1")
@@ -201,7 +201,7 @@ struct LiveServerTests {
     @Test func comparesRevisionsAndFetchesInBulk() async throws {
         try await withLiveClient { client, _ in
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             let a = try await database.put(["_id": "a", "n": 1])
             let difference = try await database.revisionsDifference(["a": [a.revision, "2-abc"], "new": ["1-def"]])
             #expect(difference["a"]?.missing == ["2-abc"])
@@ -226,7 +226,7 @@ extension LiveServerTests {
     @Test func idsThatDifferOnlyInUnicodeNormalisationAreTwoDocuments() async throws {
         try await withLiveClient { client, _ in
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
             let first = try await database.put(["_id": .string(composed), "form": "composed"])
             let second = try await database.put(["_id": .string(decomposed), "form": "decomposed"])

@@ -9,7 +9,7 @@ struct TooLargeTests {
         // Each document is ~300 bytes of JSON; the server reads at most 1 kB per request.
         try await withLiveClient(maximumRequestSize: 1024) { client, _ in
             let database = client.database("contacts")
-            try await database.create()
+            try await database.create(ignoringExisting: true)
             let filler = String(repeating: "x", count: 280)
             var documents: [JSONObject] = (1...9).map { ["_id": .string("doc\($0)"), "text": .string(filler)] }
             documents.insert(["_id": "huge", "text": .string(String(repeating: "y", count: 4000))], at: 4)

@@ -38,7 +38,7 @@ struct FaultProxyTests {
         try await withProxiedServer({ .init(upstreamPort: $0, faultRate: 0) }) { proxy, _ in
             try await withCouchClient(url: proxy.authenticatedURL, configuration: patient) { client in
                 let database = client.database("plain")
-                try await database.create()
+                try await database.create(ignoringExisting: true)
                 let saved = try await database.put(["_id": "alice", "name": "Alice Ávila"])
                 let document = try await database.document(id: "alice")
                 #expect(document["name"]?.stringValue == "Alice Ávila")
@@ -60,7 +60,7 @@ struct FaultProxyTests {
     @Test(arguments: FaultKind.allCases)
     func eachFaultKindDoesWhatItSays(kind: FaultKind) async throws {
         try await withProxiedServer({ .init(upstreamPort: $0, faultRate: 1, kinds: [kind], stallDuration: .seconds(4)) }) { proxy, direct in
-            _ = try await withCouchClient(url: direct) { client in try await client.database("faults").create() }
+            _ = try await withCouchClient(url: direct) { client in try await client.database("faults").create(ignoringExisting: true) }
             // Only a stall has to outlast the client's timeout; every other kind is judged by what
             // the client sees once the proxy is done, however slow a loaded CI machine makes that
             // (a duplicated request took over 3 s there under the full parallel suite).
@@ -122,7 +122,7 @@ struct FaultProxyTests {
     @Test func writesThroughTwentyPercentFaultsLandExactlyOnce() async throws {
         let count = 120
         try await withProxiedServer({ .init(upstreamPort: $0, faultRate: 0.2, seed: 20, stallDuration: .milliseconds(3500)) }) { proxy, direct in
-            _ = try await withCouchClient(url: direct) { client in try await client.database("contacts").create() }
+            _ = try await withCouchClient(url: direct) { client in try await client.database("contacts").create(ignoringExisting: true) }
             try await withCouchClient(url: proxy.authenticatedURL, configuration: quickRetries) { client in
                 let database = client.database("contacts")
                 for index in 0..<count {

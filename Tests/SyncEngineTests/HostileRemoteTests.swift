@@ -21,7 +21,7 @@ import TestSupport
             let documents: [JSONObject] = Self.hostileUIDs.enumerated().map { index, uid in
                 ["_id": .string(ContactDocument.documentID(forUID: uid)), "vcard": .string(card(uid, "Hostile \(index)"))]
             }
-            try await remote.db.create()
+            try await remote.db.create(ignoringExisting: true)
             let written = try await remote.db.bulkDocuments(documents)
             #expect(written.allSatisfy { $0.error == nil }, "\(written.filter { $0.error != nil })")
 
