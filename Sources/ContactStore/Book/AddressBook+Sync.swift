@@ -201,7 +201,7 @@ extension AddressBook {
     /// sync sees the local edit).
     public func applyRemote(_ changes: [RemoteChange], remote: String) async throws(ContactStoreError) -> RemoteApplyReport {
         var report = RemoteApplyReport()
-        struct Write { var uid: String; var file: String; var bytes: [UInt8]; var replacing: Bool }
+        struct Write { var uid: String; var file: String; var bytes: [UInt8]; var replacing: Bool; var previousFile: String? = nil }
         var writes: [Write] = []
         var removals: [String] = []
         var rewrites: [(file: String, bytes: [UInt8])] = []
@@ -270,14 +270,14 @@ extension AddressBook {
                         rewrites.append((existing.file, remaining))
                         file = freshFileName(for: version.uid, taken: takenFiles, checkingFolder: false)
                         previousFile = existing.file
-                        writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: false))
+                        writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: false, previousFile: existing.file))
                     } else {
                         file = existing.file
                         writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: true))
                     }
                 } else {
-                    // No stat per name: the move into place (`link`) never replaces a file the
-                    // index does not know, and takes a fresh name then.
+                    // Not checked against the folder one by one here: every new file's name is
+                    // checked below, on every core, before anything is written.
                     file = freshFileName(for: version.uid, taken: takenFiles, checkingFolder: false)
                     writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: false))
                 }
@@ -319,9 +319,28 @@ extension AddressBook {
             }
         }
 
-        // The journal lines this apply will write, set down before any file moves: a run killed
-        // after the moves but before the journal has them leaves them to the next opening
-        // (``finishInterruptedApply()``), which records the moves they vouch for.
+        // A contact that goes to a new file is written straight under its name, which no file
+        // may hold: the names are checked (on every core) before the pending lines name them, so
+        // that a file the book does not track (one it cannot read, or one made since the scan)
+        // is never named there, let alone replaced.
+        func renameWrite(at position: Int, to fresh: String) {
+            let old = writes[position].file
+            let uid = writes[position].uid
+            for i in contentEvents.indices where contentEvents[i].file == old && contentEvents[i].uid == uid { contentEvents[i].file = fresh }
+            for i in syncEvents.indices where syncEvents[i].file == old && syncEvents[i].uid == uid { syncEvents[i].file = fresh }
+            writes[position].file = fresh
+            takenFiles.insert(fresh)
+        }
+        let newFiles = writes.indices.filter { !writes[$0].replacing }
+        let newPaths = newFiles.map { directory + "/" + writes[$0].file }
+        for (position, isTaken) in zip(newFiles, Parallel.map(newPaths, minimumPerWorker: 256) { POSIX.exists($0) }) where isTaken {
+            renameWrite(at: position, to: freshFileName(for: writes[position].uid, taken: takenFiles, checkingFolder: true))
+        }
+
+        // The journal lines this apply will write, set down before any file is written: a run
+        // killed after the files but before the journal has them leaves them to the next opening
+        // (``finishInterruptedApply()``), which records the files they vouch for and sets aside
+        // a new file it finds half written.
         let pendingApply = metaDirectory + "/" + Self.pendingApplyName
         let touchesFolder = !writes.isEmpty || !rewrites.isEmpty || !removals.isEmpty
         func writePendingApply() throws(ContactStoreError) {
@@ -349,52 +368,70 @@ extension AddressBook {
         }
         if touchesFolder {
             try writePendingApply()
-            if writes.isEmpty && rewrites.isEmpty {
+            // Durable before a file is written under its own name: whatever of this apply a
+            // crash leaves in the folder, the pending lines name it.
+            if !newFiles.isEmpty || (writes.isEmpty && rewrites.isEmpty) {
                 try POSIX.sync(pendingApply)
                 try POSIX.sync(metaDirectory)
             }
         }
 
-        // Folder first: temporary files (on every core), one file-system sync (the pending lines
-        // with them), then into place (a new file never over one the index does not know).
+        // Folder first, on every core: the new files under their names, the temporary files of
+        // those replaced; then one file-system sync, then the replacements moved into place.
+        var renamesInFolder = !removals.isEmpty
         if !writes.isEmpty || !rewrites.isEmpty {
-            let files = writes.map { (name: $0.file, bytes: $0.bytes) } + rewrites.map { (name: $0.file, bytes: $0.bytes) }
-            try POSIX.createTemporaryFiles(files, in: directory, name: { $0.name }, bytes: { $0.bytes })
-            try POSIX.syncFileSystem(containing: directory)
-            for index in writes.indices {
-                let temporary = directory + "/" + POSIX.temporaryName(for: writes[index].file)
-                if writes[index].replacing {
-                    try POSIX.commit(temporary: temporary, to: directory + "/" + writes[index].file, replacing: true)
-                    continue
-                }
-                while true {
-                    let failure = POSIX.moveWithoutReplacing(temporary, to: directory + "/" + writes[index].file)
-                    if failure == 0 { break }
-                    guard failure == EEXIST else { throw .io(directory + "/" + writes[index].file, "cannot move into place", errno: failure) }
-                    let fresh = UUID().uuidString.lowercased() + ".vcf"
-                    let old = writes[index].file
-                    for i in contentEvents.indices where contentEvents[i].file == old && contentEvents[i].uid == writes[index].uid {
-                        contentEvents[i].file = fresh
-                    }
-                    for i in syncEvents.indices where syncEvents[i].file == old && syncEvents[i].uid == writes[index].uid {
-                        syncEvents[i].file = fresh
-                    }
-                    writes[index].file = fresh
-                    // The pending lines must name the file the card is really in.
-                    try writePendingApply()
-                    try POSIX.sync(pendingApply)
+            let created = POSIX.createNewFiles(newFiles.map { (name: writes[$0].file, bytes: writes[$0].bytes) }, in: directory,
+                                               name: { $0.name }, bytes: { $0.bytes })
+            var failure: ContactStoreError?
+            var appeared: Set<Int> = []
+            for (position, result) in zip(newFiles, created) where result != 0 {
+                if result == EEXIST {
+                    // Made by another program since the names were checked: left for the next sync.
+                    appeared.insert(position)
+                } else if failure == nil {
+                    failure = .io(directory + "/" + writes[position].file, "cannot create", errno: result)
                 }
             }
-            for rewrite in rewrites {
-                try POSIX.commit(temporary: directory + "/" + POSIX.temporaryName(for: rewrite.file), to: directory + "/" + rewrite.file,
-                                 replacing: true)
+            if let failure {
+                // Nothing of this apply is recorded: the new files go (the checkpoint stays, so the
+                // next sync pulls them again), and the pending lines with them.
+                for (position, result) in zip(newFiles, created) where result == 0 { unlink(directory + "/" + writes[position].file) }
+                _ = unlink(pendingApply)
+                throw failure
             }
+            if !appeared.isEmpty {
+                let left = Set(appeared.map { writes[$0].uid })
+                for position in appeared.sorted() {
+                    defer_(writes[position].uid, writes[position].file, "a file of that name appeared in the folder during the sync")
+                }
+                contentEvents.removeAll { left.contains($0.uid) }
+                syncEvents.removeAll { left.contains($0.uid) }
+                // A contact leaving a file it shared stays in it.
+                let kept = Set(appeared.compactMap { writes[$0].previousFile })
+                rewrites.removeAll { kept.contains($0.file) }
+                writes = writes.enumerated().filter { !appeared.contains($0.offset) }.map(\.element)
+            }
+            let replaced = writes.filter(\.replacing).map { (name: $0.file, bytes: $0.bytes) } + rewrites.map { (name: $0.file, bytes: $0.bytes) }
+            do {
+                try POSIX.createTemporaryFiles(replaced, in: directory, name: { $0.name }, bytes: { $0.bytes })
+                try POSIX.syncFileSystem(containing: directory)
+            } catch {
+                // Nothing is in place yet: the new files go too, and the pending lines with them.
+                for write in writes where !write.replacing { unlink(directory + "/" + write.file) }
+                _ = unlink(pendingApply)
+                throw error
+            }
+            for file in replaced {
+                try POSIX.commit(temporary: directory + "/" + POSIX.temporaryName(for: file.name), to: directory + "/" + file.name, replacing: true)
+            }
+            renamesInFolder = renamesInFolder || !replaced.isEmpty
         }
         for file in removals {
             guard unlink(directory + "/" + file) == 0 || errno == ENOENT else { throw .io(directory + "/" + file, "cannot remove", errno: errno) }
         }
         if touchesFolder {
-            try POSIX.sync(directory)
+            // The file-system sync above made the new files durable; moves and removals need the folder's.
+            if renamesInFolder { try POSIX.sync(directory) }
             CrashPoint.reach(CrashPoint.pullAppliedToFolder)
         }
 
@@ -448,6 +485,11 @@ extension AddressBook {
                 let scanned = ScannedFile.read(directory: directory, name: event.file)
                 guard let card = scanned.cards.first(where: { $0.hash == event.hash }) else {
                     notInPlace.insert(event.uid)
+                    // A new file the apply was writing when it was killed: set aside, not left for
+                    // the scan to take for the user's (the server still has the whole version).
+                    if index.uidsByFile[event.file] == nil, Self.isHalfWritten(directory + "/" + event.file) {
+                        try setAsideHalfWrittenFile(event.file)
+                    }
                     continue
                 }
                 // The pending line left the text out: the journal gets it from the file, once
@@ -484,6 +526,37 @@ extension AddressBook {
         _ = unlink(path)
         return recorded
     }
+
+    /// Whether the file at `path` is there but ends before the end of a card (empty, or not
+    /// ending in `END:VCARD` and white space): what a write cut short leaves. A pulled version
+    /// always ends in `END:VCARD`.
+    static func isHalfWritten(_ path: String) -> Bool {
+        guard let (bytes, _) = try? POSIX.readFile(path, maximumBytes: ScannedFile.maximumFileBytes) else { return false }
+        var end = bytes.count
+        while end > 0, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[end - 1]) { end -= 1 }
+        let tail = Array("END:VCARD".utf8)
+        guard end >= tail.count else { return true }
+        return !zip(bytes[(end - tail.count)..<end], tail).allSatisfy { ($0 | 0x20) == ($1 | 0x20) }
+    }
+
+    /// Moves `file`, a new file an interrupted apply left half written, to
+    /// `.cardsync/half-written/` (kept, never deleted) and says so in ``openingNotes``.
+    private func setAsideHalfWrittenFile(_ file: String) throws(ContactStoreError) {
+        let folder = metaDirectory + "/" + Self.halfWrittenFolderName
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw .io(folder, "cannot create", errno: errno) }
+        var target = folder + "/" + file
+        if POSIX.exists(target) { target = folder + "/" + UUID().uuidString.lowercased() + "-" + file }
+        guard POSIX.renameFile(directory + "/" + file, target) == 0 else {
+            throw .io(directory + "/" + file, "cannot set aside a file an interrupted sync left half written", errno: errno)
+        }
+        try POSIX.sync(directory)
+        openingNotes.append("set aside \(file), which an interrupted sync had left half written, in \(target); "
+                            + "the next sync writes that contact again")
+        logger.notice("set aside a half-written file", metadata: ["file": "\(file)", "to": "\(target)"])
+    }
+
+    /// `.cardsync/half-written/`: where new files an interrupted pull left half written are kept.
+    static let halfWrittenFolderName = "half-written"
 
     /// The bytes of `file` without the card of `record`, when every other card can be written
     /// back as it was.

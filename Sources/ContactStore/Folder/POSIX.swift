@@ -92,6 +92,11 @@ enum POSIX {
         return FileStamp(size: Int64(info.st_size), modified: modified, changed: changed, inode: UInt64(info.st_ino))
     }
 
+    /// `rename(2)`: moves `source` to `destination`, replacing it; `0`, or `-1` with `errno` set.
+    static func renameFile(_ source: String, _ destination: String) -> Int32 {
+        rename(source, destination)
+    }
+
     /// Whether something exists at `path`.
     static func exists(_ path: String) -> Bool {
         var info = stat()
@@ -193,6 +198,67 @@ enum POSIX {
             }
         }
         if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+    }
+
+    /// Creates each of `items` as the new file `directory/name(item)` holding `bytes(item)`, on
+    /// every core, never replacing a file and without syncing.
+    ///
+    /// On Linux each file is written unnamed (`O_TMPFILE`) and then linked under its name, which
+    /// fails when the name is taken: another program never sees a file half written, and a
+    /// process killed meanwhile leaves nothing behind. Where the file system cannot do that, the
+    /// file is created under its name (`O_EXCL`) and written there.
+    /// - Returns: for each item, `0` when its file was created and written, otherwise the
+    ///   `errno` of the failure (`EEXIST`: a file of that name exists and was not touched). A
+    ///   file whose write failed is removed again, so that none is left half written.
+    static func createNewFiles<Item: Sendable>(_ items: [Item], in directory: String, name: @Sendable (Item) -> String,
+                                               bytes: @Sendable (Item) -> [UInt8]) -> [Int32] {
+        Parallel.map(items, minimumPerWorker: 64) { item -> Int32 in
+            let path = directory + "/" + name(item)
+            let content = bytes(item)
+            #if os(Linux)
+            if canLinkUnnamedFiles {
+                let fd = open(directory, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
+                if fd >= 0 {
+                    defer { close(fd) }
+                    let failure = writeFully(fd, content)
+                    if failure != 0 { return failure }
+                    return linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno
+                }
+                // Not supported by this file system: created under its name below.
+                guard [EOPNOTSUPP, EISDIR, EINVAL].contains(errno) else { return errno }
+            }
+            #endif
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { return errno }
+            defer { close(fd) }
+            let failure = writeFully(fd, content)
+            if failure != 0 { unlink(path) }
+            return failure
+        }
+    }
+
+    #if os(Linux)
+    /// `O_TMPFILE` (not imported into Swift): an unnamed file in the directory opened.
+    private static let unnamedFileFlag = Int32(0o20000000) | O_DIRECTORY
+
+    /// Whether an open descriptor can be linked under a name through `/proc/self/fd`.
+    private static let canLinkUnnamedFiles = access("/proc/self/fd", F_OK) == 0
+    #endif
+
+    /// Writes all of `bytes` to `fd`: `0`, or the `errno` of the failure.
+    private static func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
+        bytes.withUnsafeBytes { buffer -> Int32 in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return 0
+        }
     }
 
     /// Flushes a file or directory to disk.
