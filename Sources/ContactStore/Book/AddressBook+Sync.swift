@@ -227,6 +227,15 @@ extension AddressBook {
         func defer_(_ uid: String, _ file: String, _ why: String) {
             report.deferred.append(DeferredChange(uid: uid, file: file, reason: why + "; left for the next sync"))
         }
+        // A contact leaves a file it shares with others: the file is rewritten without its card,
+        // starting from what earlier changes of this apply left of it.
+        func leave(_ record: ContactRecord) -> Bool {
+            let earlier = rewrites.firstIndex { $0.file == record.file }
+            guard let bytes = earlier.map({ rewrites[$0].bytes }) ?? (try? POSIX.readFile(directory + "/" + record.file).bytes),
+                  let remaining = remainingCards(of: bytes, file: record.file, without: record) else { return false }
+            if let earlier { rewrites[earlier].bytes = remaining } else { rewrites.append((record.file, remaining)) }
+            return true
+        }
 
         for change in changes {
             switch change {
@@ -263,11 +272,10 @@ extension AddressBook {
                         continue
                     }
                     if (index.uidsByFile[existing.file]?.count ?? 0) > 1 {
-                        guard let remaining = remainingCards(of: existing.file, without: existing) else {
+                        guard leave(existing) else {
                             defer_(version.uid, existing.file, "its file holds other contacts and cannot be rewritten without it")
                             continue
                         }
-                        rewrites.append((existing.file, remaining))
                         file = freshFileName(for: version.uid, taken: takenFiles, checkingFolder: false)
                         previousFile = existing.file
                         writes.append(Write(uid: version.uid, file: file, bytes: version.bytes, replacing: false, previousFile: existing.file))
@@ -302,11 +310,10 @@ extension AddressBook {
                         continue
                     }
                     if (index.uidsByFile[existing.file]?.count ?? 0) > 1 {
-                        guard let remaining = remainingCards(of: existing.file, without: existing) else {
+                        guard leave(existing) else {
                             defer_(uid, existing.file, "its file holds other contacts and cannot be rewritten without it")
                             continue
                         }
-                        rewrites.append((existing.file, remaining))
                     } else {
                         removals.append(existing.file)
                     }
@@ -318,6 +325,10 @@ extension AddressBook {
                                           revision: revision, hash: nil, isGeneratedUID: record?.isGeneratedUID ?? false))
             }
         }
+
+        // A shared file whose every card left in this apply goes.
+        for rewrite in rewrites where rewrite.bytes.isEmpty { removals.append(rewrite.file) }
+        rewrites.removeAll { $0.bytes.isEmpty }
 
         // A contact that goes to a new file is written straight under its name, which no file
         // may hold: the names are checked (on every core) before the pending lines name them, so
@@ -392,6 +403,12 @@ extension AddressBook {
                     failure = .io(directory + "/" + writes[position].file, "cannot create", errno: result)
                 }
             }
+            if failure == nil, let moving = appeared.first(where: { writes[$0].previousFile != nil }) {
+                // Its card is leaving a shared file that this apply rewrites along with others:
+                // nothing of this apply is kept rather than leave that file half changed.
+                failure = ContactStoreError(code: .stale, message: "a file of this name appeared in the folder during the sync; nothing was "
+                                                + "changed, run the sync again", path: directory + "/" + writes[moving].file)
+            }
             if let failure {
                 // Nothing of this apply is recorded: the new files go (the checkpoint stays, so the
                 // next sync pulls them again), and the pending lines with them.
@@ -406,9 +423,6 @@ extension AddressBook {
                 }
                 contentEvents.removeAll { left.contains($0.uid) }
                 syncEvents.removeAll { left.contains($0.uid) }
-                // A contact leaving a file it shared stays in it.
-                let kept = Set(appeared.compactMap { writes[$0].previousFile })
-                rewrites.removeAll { kept.contains($0.file) }
                 writes = writes.enumerated().filter { !appeared.contains($0.offset) }.map(\.element)
             }
             let replaced = writes.filter(\.replacing).map { (name: $0.file, bytes: $0.bytes) } + rewrites.map { (name: $0.file, bytes: $0.bytes) }
@@ -558,11 +572,11 @@ extension AddressBook {
     /// `.cardsync/half-written/`: where new files an interrupted pull left half written are kept.
     static let halfWrittenFolderName = "half-written"
 
-    /// The bytes of `file` without the card of `record`, when every other card can be written
-    /// back as it was.
-    private func remainingCards(of file: String, without record: ContactRecord) -> [UInt8]? {
-        guard let (bytes, _) = try? POSIX.readFile(directory + "/" + file),
-              let result = try? VCardReader.read(bytes, sourceName: file) else { return nil }
+    /// `bytes` (those of `file`, as read or as this apply already rewrote them) without the card
+    /// of `record`, when every other card can be written back as it was; empty when it was the
+    /// last.
+    private func remainingCards(of bytes: [UInt8], file: String, without record: ContactRecord) -> [UInt8]? {
+        guard let result = try? VCardReader.read(bytes, sourceName: file) else { return nil }
         let writer = VCardWriter()
         var total = 0
         var remaining: [UInt8] = []
