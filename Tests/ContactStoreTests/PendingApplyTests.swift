@@ -106,6 +106,7 @@ import VCardKit
         #expect(try Data(contentsOf: kept) == Data(content.utf8), "and kept, as it was, beside the journal")
         #expect(notes.contains { $0.contains("set aside \(file)") && $0.contains("half written") }, "\(notes)")
         #expect(scan?.isUnchanged == true, "the scan does not take it for a file of the user's")
+        #expect(scan?.problems.isEmpty == true, "nor reports it: \(scan?.problems ?? [])")
         #expect(try journalLines(book) == lines, "nothing is recorded: the next sync pulls Bea again")
         #expect(!FileManager.default.fileExists(atPath: book.appendingPathComponent(Self.pendingName).path))
     }

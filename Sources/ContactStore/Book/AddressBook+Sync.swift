@@ -553,23 +553,23 @@ extension AddressBook {
         return !zip(bytes[(end - tail.count)..<end], tail).allSatisfy { ($0 | 0x20) == ($1 | 0x20) }
     }
 
-    /// Moves `file`, a new file an interrupted apply left half written, to
+    /// Moves `file`, a new file an interrupted pull or import left half written, to
     /// `.cardsync/half-written/` (kept, never deleted) and says so in ``openingNotes``.
-    private func setAsideHalfWrittenFile(_ file: String) throws(ContactStoreError) {
+    func setAsideHalfWrittenFile(_ file: String) throws(ContactStoreError) {
         let folder = metaDirectory + "/" + Self.halfWrittenFolderName
         if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw .io(folder, "cannot create", errno: errno) }
         var target = folder + "/" + file
         if POSIX.exists(target) { target = folder + "/" + UUID().uuidString.lowercased() + "-" + file }
         guard POSIX.renameFile(directory + "/" + file, target) == 0 else {
-            throw .io(directory + "/" + file, "cannot set aside a file an interrupted sync left half written", errno: errno)
+            throw .io(directory + "/" + file, "cannot set aside a file an interrupted sync or import left half written", errno: errno)
         }
         try POSIX.sync(directory)
-        openingNotes.append("set aside \(file), which an interrupted sync had left half written, in \(target); "
-                            + "the next sync writes that contact again")
+        openingNotes.append("set aside \(file), which an interrupted sync or import had left half written, in \(target); "
+                            + "sync or import again to write that contact again")
         logger.notice("set aside a half-written file", metadata: ["file": "\(file)", "to": "\(target)"])
     }
 
-    /// `.cardsync/half-written/`: where new files an interrupted pull left half written are kept.
+    /// `.cardsync/half-written/`: where new files an interrupted pull or import left half written are kept.
     static let halfWrittenFolderName = "half-written"
 
     /// `bytes` (those of `file`, as read or as this apply already rewrote them) without the card

@@ -181,6 +181,7 @@ public actor AddressBook {
         let result: Result
         do {
             try await book.finishInterruptedApply()
+            try await book.finishInterruptedImport()
             if options.scans {
                 try await book.performOpeningScan(addingMissingUIDs: options.addsMissingUIDs, progress: options.scanProgress)
             }

@@ -279,25 +279,40 @@ extension AddressBook {
             planned.append(Planned(uid: uid, generated: generated, file: file, bytes: bytes, card: card, existing: existing))
         }
         guard !planned.isEmpty else { return }
-        // Write every file under a hidden temporary name (on every core), make them all durable
-        // with one sync, then move each into place (never over another contact's file), then
-        // journal them.
-        try POSIX.createTemporaryFiles(planned, in: directory, name: { $0.file }, bytes: { $0.bytes })
-        try POSIX.syncFileSystem(containing: directory)
-        for index in planned.indices {
-            let temporary = directory + "/" + POSIX.temporaryName(for: planned[index].file)
-            if planned[index].existing != nil {
-                try POSIX.commit(temporary: temporary, to: directory + "/" + planned[index].file, replacing: true)
-                continue
-            }
-            while true {
-                let failure = POSIX.moveWithoutReplacing(temporary, to: directory + "/" + planned[index].file)
-                if failure == 0 { break }
-                guard failure == EEXIST else { throw .io(directory + "/" + planned[index].file, "cannot move into place", errno: failure) }
-                planned[index].file = UUID().uuidString.lowercased() + ".vcf"
-            }
+        // A new contact's file is written unnamed and linked under its name (on every core):
+        // other programs never see it half written, and a kill leaves nothing behind. Its name,
+        // checked first, is set down (durably) before the link, so that when a power loss leaves
+        // a linked file that is not whole, the next opening finds it (``finishInterruptedImport()``).
+        // A contact already in the book is replaced as before: a temporary file, then a rename.
+        let fresh = planned.indices.filter { planned[$0].existing == nil }
+        let taken = Parallel.map(fresh.map { directory + "/" + planned[$0].file }, minimumPerWorker: 256) { POSIX.exists($0) }
+        for (position, isTaken) in zip(fresh, taken) where isTaken {
+            planned[position].file = freshFileName(for: planned[position].uid, taken: batchFiles, checkingFolder: true)
+            batchFiles.insert(planned[position].file)
         }
-        try POSIX.sync(directory)
+        var linking = fresh
+        while !linking.isEmpty {
+            // Every new file of the batch under the name it has now (a name another program
+            // took meanwhile is not set down again: that file is not the import's).
+            try writePendingImport(fresh.map { planned[$0].file })
+            let results = POSIX.createNewFiles(linking.map { (name: planned[$0].file, bytes: planned[$0].bytes) }, in: directory,
+                                               name: { $0.name }, bytes: { $0.bytes })
+            var again: [Int] = []
+            for (position, result) in zip(linking, results) where result != 0 {
+                // EEXIST: made by another program since the names were checked; a fresh name then.
+                guard result == EEXIST else { throw .io(directory + "/" + planned[position].file, "cannot create", errno: result) }
+                planned[position].file = UUID().uuidString.lowercased() + ".vcf"
+                again.append(position)
+            }
+            linking = again
+        }
+        let replaced = planned.filter { $0.existing != nil }
+        try POSIX.createTemporaryFiles(replaced, in: directory, name: { $0.file }, bytes: { $0.bytes })
+        try POSIX.syncFileSystem(containing: directory)
+        for item in replaced {
+            try POSIX.commit(temporary: directory + "/" + POSIX.temporaryName(for: item.file), to: directory + "/" + item.file, replacing: true)
+        }
+        if !replaced.isEmpty { try POSIX.sync(directory) }
         var events: [JournalEvent] = []
         var withText: Set<ContentHash> = []
         for item in planned {
@@ -311,7 +326,41 @@ extension AddressBook {
             if item.existing == nil { report.added += 1 } else { report.updated.append(item.uid) }
         }
         try await record(events)
+        _ = unlink(metaDirectory + "/" + Self.pendingImportName)
         stampWrittenFiles(planned.map(\.file))
+    }
+
+    /// `.cardsync/import-links.txt`: the names of the new files an import batch is about to link
+    /// into the folder, one per line, durable before the first link and removed once the journal
+    /// holds the batch.
+    static let pendingImportName = "import-links.txt"
+
+    /// Sets down `names` as the new files the running import batch links next (durably).
+    private func writePendingImport(_ names: [String]) throws(ContactStoreError) {
+        let path = metaDirectory + "/" + Self.pendingImportName
+        _ = unlink(path)
+        try POSIX.createFile(path, Array(names.map { $0 + "\n" }.joined().utf8), mode: 0o600)
+        try POSIX.sync(path)
+        try POSIX.sync(metaDirectory)
+    }
+
+    /// Finishes an import batch interrupted between linking its new files and journaling them
+    /// (``pendingImportName``): a file it names that the book does not track and that is not
+    /// whole (a power loss before the file system sync) is set aside in `.cardsync/half-written/`;
+    /// every whole file stays for the scan, which records its contacts as found in the folder.
+    func finishInterruptedImport() throws(ContactStoreError) {
+        let path = metaDirectory + "/" + Self.pendingImportName
+        guard POSIX.exists(path) else { return }
+        openingListing?.stamped = nil
+        if let (bytes, _) = try? POSIX.readFile(path) {
+            for line in bytes.split(separator: 0x0A) {
+                let name = String(decoding: line, as: UTF8.self)
+                guard SafeFileName.isContactFile(name), index.uidsByFile[name] == nil,
+                      Self.isHalfWritten(directory + "/" + name) else { continue }
+                try setAsideHalfWrittenFile(name)
+            }
+        }
+        _ = unlink(path)
     }
 }
 
