@@ -557,7 +557,7 @@ extension AddressBook {
     /// `.cardsync/half-written/` (kept, never deleted) and says so in ``openingNotes``.
     func setAsideHalfWrittenFile(_ file: String) throws(ContactStoreError) {
         let folder = metaDirectory + "/" + Self.halfWrittenFolderName
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw .io(folder, "cannot create", errno: errno) }
+        try POSIX.makeDirectory(folder, mode: 0o700)
         var target = folder + "/" + file
         if POSIX.exists(target) { target = folder + "/" + UUID().uuidString.lowercased() + "-" + file }
         guard POSIX.renameFile(directory + "/" + file, target) == 0 else {

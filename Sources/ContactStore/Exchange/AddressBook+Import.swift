@@ -270,8 +270,8 @@ extension AddressBook {
                     existing = record
                 }
             }
-            // The folder is not asked whether the name is free: moving the file into place never
-            // replaces one, it finds a file the index does not know (EEXIST) and takes a fresh name then.
+            // Not checked against the folder one by one here: every new file's name is checked
+            // below, on every core, before anything is written.
             let file = existing?.file ?? freshFileName(for: uid, taken: batchFiles, checkingFolder: false)
             batchFiles.insert(file)
             batchHashes[card.hash] = uid

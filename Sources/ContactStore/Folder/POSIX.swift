@@ -316,20 +316,6 @@ enum POSIX {
         unlink(temporary)
     }
 
-    /// Moves the file `source` to `destination` unless something is there already: 0, or the
-    /// `errno` of the failure (`EEXIST` when the name is taken). On Linux one `renameat2` with
-    /// `RENAME_NOREPLACE`; where the file system or system lacks it, `link` then `unlink`.
-    static func moveWithoutReplacing(_ source: String, to destination: String) -> Int32 {
-        #if os(Linux)
-        if linuxRenameWithoutReplacing(AT_FDCWD, source, AT_FDCWD, destination, 1 /* RENAME_NOREPLACE */) == 0 { return 0 }
-        let number = errno
-        if number != EINVAL && number != ENOSYS { return number }
-        #endif
-        guard link(source, destination) == 0 else { return errno }
-        unlink(source)
-        return 0
-    }
-
     /// The hidden name of the temporary file that becomes `name`: `.name.cardsync-tmp`.
     static func temporaryName(for name: String) -> String {
         "." + name + temporarySuffix
@@ -372,9 +358,4 @@ enum POSIX {
 /// glibc's `syncfs(2)`, which the Glibc module does not export (it is a GNU extension).
 @_silgen_name("syncfs")
 private func linuxSyncFileSystem(_ descriptor: Int32) -> Int32
-
-/// glibc's `renameat2(2)` (since glibc 2.28), which the Glibc module does not export.
-@_silgen_name("renameat2")
-private func linuxRenameWithoutReplacing(_ sourceDirectory: Int32, _ source: UnsafePointer<CChar>,
-                                         _ destinationDirectory: Int32, _ destination: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
 #endif
