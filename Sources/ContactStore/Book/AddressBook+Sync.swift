@@ -340,12 +340,11 @@ extension AddressBook {
             for i in contentEvents.indices where contentEvents[i].file == old && contentEvents[i].uid == uid { contentEvents[i].file = fresh }
             for i in syncEvents.indices where syncEvents[i].file == old && syncEvents[i].uid == uid { syncEvents[i].file = fresh }
             writes[position].file = fresh
-            takenFiles.insert(fresh)
         }
         let newFiles = writes.indices.filter { !writes[$0].replacing }
-        let newPaths = newFiles.map { directory + "/" + writes[$0].file }
-        for (position, isTaken) in zip(newFiles, Parallel.map(newPaths, minimumPerWorker: 256) { POSIX.exists($0) }) where isTaken {
-            renameWrite(at: position, to: freshFileName(for: writes[position].uid, taken: takenFiles, checkingFolder: true))
+        let freeNames = namesFreeInFolder(newFiles.map { (writes[$0].file, writes[$0].uid) }, taken: &takenFiles)
+        for (position, name) in zip(newFiles, freeNames) where name != writes[position].file {
+            renameWrite(at: position, to: name)
         }
 
         // The journal lines this apply will write, set down before any file is written: a run
@@ -387,6 +386,14 @@ extension AddressBook {
             }
         }
 
+        // Nothing of this apply is kept: the new files it wrote go (the checkpoint stays, so the
+        // next sync pulls them again), and the pending lines with them.
+        func abandon(removing created: [String], _ error: ContactStoreError) -> ContactStoreError {
+            for file in created { unlink(directory + "/" + file) }
+            _ = unlink(pendingApply)
+            return error
+        }
+
         // Folder first, on every core: the new files under their names, the temporary files of
         // those replaced; then one file-system sync, then the replacements moved into place.
         var renamesInFolder = !removals.isEmpty
@@ -410,11 +417,7 @@ extension AddressBook {
                                                 + "changed, run the sync again", path: directory + "/" + writes[moving].file)
             }
             if let failure {
-                // Nothing of this apply is recorded: the new files go (the checkpoint stays, so the
-                // next sync pulls them again), and the pending lines with them.
-                for (position, result) in zip(newFiles, created) where result == 0 { unlink(directory + "/" + writes[position].file) }
-                _ = unlink(pendingApply)
-                throw failure
+                throw abandon(removing: zip(newFiles, created).filter { $0.1 == 0 }.map { writes[$0.0].file }, failure)
             }
             if !appeared.isEmpty {
                 let left = Set(appeared.map { writes[$0].uid })
@@ -430,10 +433,8 @@ extension AddressBook {
                 try POSIX.createTemporaryFiles(replaced, in: directory, name: { $0.name }, bytes: { $0.bytes })
                 try POSIX.syncFileSystem(containing: directory)
             } catch {
-                // Nothing is in place yet: the new files go too, and the pending lines with them.
-                for write in writes where !write.replacing { unlink(directory + "/" + write.file) }
-                _ = unlink(pendingApply)
-                throw error
+                // Nothing replaced is in place yet.
+                throw abandon(removing: writes.filter { !$0.replacing }.map(\.file), error)
             }
             for file in replaced {
                 try POSIX.commit(temporary: directory + "/" + POSIX.temporaryName(for: file.name), to: directory + "/" + file.name, replacing: true)
@@ -560,7 +561,7 @@ extension AddressBook {
         try POSIX.makeDirectory(folder, mode: 0o700)
         var target = folder + "/" + file
         if POSIX.exists(target) { target = folder + "/" + UUID().uuidString.lowercased() + "-" + file }
-        guard POSIX.renameFile(directory + "/" + file, target) == 0 else {
+        guard rename(directory + "/" + file, target) == 0 else {
             throw .io(directory + "/" + file, "cannot set aside a file an interrupted sync or import left half written", errno: errno)
         }
         try POSIX.sync(directory)

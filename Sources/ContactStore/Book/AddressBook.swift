@@ -585,8 +585,8 @@ public actor AddressBook {
 
     /// A fresh file name for a contact: `uid.vcf` when safe and free, otherwise a new UUID.
     /// - Parameter checkingFolder: whether a name must also be missing from the folder; a caller
-    ///   that moves the file into place with `link(2)`, which fails on a taken name, can skip the
-    ///   `stat` per name.
+    ///   that checks a whole batch of names at once (``namesFreeInFolder(_:taken:)``) skips the
+    ///   `stat` per name here.
     func freshFileName(for uid: String, taken: Set<String> = [], checkingFolder: Bool = true) -> String {
         func isFree(_ name: String) -> Bool {
             index.uidsByFile[name] == nil && !taken.contains(name) && !(checkingFolder && POSIX.exists(directory + "/" + name))
@@ -595,6 +595,19 @@ public actor AddressBook {
         while true {
             let name = UUID().uuidString.lowercased() + ".vcf"
             if isFree(name) { return name }
+        }
+    }
+
+    /// The names a batch of new files is to be written under: each of `files` (a name and the
+    /// UID of its contact) as it is when no file of that name is in the folder (all are looked up
+    /// at once, on every core), otherwise a fresh name, which is added to `taken`.
+    func namesFreeInFolder(_ files: [(name: String, uid: String)], taken: inout Set<String>) -> [String] {
+        let inFolder = Parallel.map(files.map { directory + "/" + $0.name }, minimumPerWorker: 256) { POSIX.exists($0) }
+        return zip(files, inFolder).map { file, isTaken in
+            guard isTaken else { return file.name }
+            let fresh = freshFileName(for: file.uid, taken: taken, checkingFolder: true)
+            taken.insert(fresh)
+            return fresh
         }
     }
 

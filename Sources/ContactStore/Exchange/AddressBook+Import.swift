@@ -285,10 +285,8 @@ extension AddressBook {
         // a linked file that is not whole, the next opening finds it (``finishInterruptedImport()``).
         // A contact already in the book is replaced as before: a temporary file, then a rename.
         let fresh = planned.indices.filter { planned[$0].existing == nil }
-        let taken = Parallel.map(fresh.map { directory + "/" + planned[$0].file }, minimumPerWorker: 256) { POSIX.exists($0) }
-        for (position, isTaken) in zip(fresh, taken) where isTaken {
-            planned[position].file = freshFileName(for: planned[position].uid, taken: batchFiles, checkingFolder: true)
-            batchFiles.insert(planned[position].file)
+        for (position, name) in zip(fresh, namesFreeInFolder(fresh.map { (planned[$0].file, planned[$0].uid) }, taken: &batchFiles)) {
+            planned[position].file = name
         }
         var linking = fresh
         while !linking.isEmpty {

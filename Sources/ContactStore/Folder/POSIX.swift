@@ -92,11 +92,6 @@ enum POSIX {
         return FileStamp(size: Int64(info.st_size), modified: modified, changed: changed, inode: UInt64(info.st_ino))
     }
 
-    /// `rename(2)`: moves `source` to `destination`, replacing it; `0`, or `-1` with `errno` set.
-    static func renameFile(_ source: String, _ destination: String) -> Int32 {
-        rename(source, destination)
-    }
-
     /// Whether something exists at `path`.
     static func exists(_ path: String) -> Bool {
         var info = stat()
