@@ -1,5 +1,6 @@
 @testable import CouchServer
 import Foundation
+import JSONText
 import Testing
 import TestSupport
 
@@ -50,6 +51,21 @@ import TestSupport
     }
 }
 
+@Suite struct DocumentKeys {
+    @Test func keysAreEqualExactlyWhenTheirBytesAre() {
+        let composed = DocumentKey("caf\u{E9}"), decomposed = DocumentKey("cafe\u{301}")
+        #expect(composed != decomposed, "canonically equivalent ids are two documents, as in CouchDB")
+        let built = DocumentKey(String(decoding: Array("contact:ABC-123".utf8), as: UTF8.self))
+        #expect(built == DocumentKey("contact:ABC-123"))
+        #expect(built.hashValue == DocumentKey("contact:ABC-123").hashValue)
+        #expect(DocumentKey("") == DocumentKey(""))
+        #expect(DocumentKey("a") != DocumentKey("b"))
+        var table: [DocumentKey: Int] = [composed: 1, decomposed: 2]
+        table[DocumentKey("caf\u{E9}")] = 3
+        #expect(table.count == 2 && table[decomposed] == 2 && table[composed] == 3)
+    }
+}
+
 @Suite struct JournalStorage {
     private func makeDatabase() throws -> (URL, Database) {
         let folder = try TestPaths.makeTemporaryDirectory("journal")
@@ -87,6 +103,48 @@ import TestSupport
         let rendered = try await reopened.render(entry, revision: entry.winner!)
         #expect(rendered?["n"]?.intValue == 7)
         #expect(try await reopened.localDocument("_local/cp")?["_rev"]?.stringValue == "0-1")
+    }
+
+    /// Opening reads a document line without building its body, yet keeps or refuses the line
+    /// exactly as reading it whole would: a body that is not whole JSON makes the line damaged.
+    @Test func aDocumentLineWithADamagedBodyIsSkippedAndReported() async throws {
+        let (folder, database) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tricky = #"says ,"body": and \" and é and \u0041"#
+        _ = try await database.update([DocumentEdit(id: "first", body: ["note": .string(tricky)]),
+                                       DocumentEdit(id: "second", body: ["note": .string("plain"), "list": .array([.integer(1), .null])]),
+                                       DocumentEdit(id: "third", body: ["n": .integer(3)])])
+        let journal = folder.appendingPathComponent("journal.jsonl")
+        var bytes = try [UInt8](Data(contentsOf: journal))
+        // Break the second document's body (`"list":[1,null]` loses its `]`), leaving the line's start whole.
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+        let second = try #require(lines.firstIndex { String(decoding: $0, as: UTF8.self).contains(#""id":"second""#) })
+        let damagedOffset = lines[..<second].reduce(0) { $0 + $1.count + 1 }
+        let bracket = try #require(lines[second].lastIndex(of: UInt8(ascii: "]")))
+        bytes[damagedOffset + bracket] = UInt8(ascii: " ")
+        try Data(bytes).write(to: journal)
+
+        let reopened = try Database.open(named: "db", in: folder)
+        #expect(reopened.recovery.skippedLineOffsets == [damagedOffset])
+        #expect(try await reopened.entry("second") == nil)
+        let first = try #require(try await reopened.entry("first"))
+        #expect(try await reopened.render(first, revision: first.winner!)?["note"]?.stringValue == tricky)
+        let third = try #require(try await reopened.entry("third"))
+        #expect(try await reopened.render(third, revision: third.winner!)?["n"]?.intValue == 3)
+    }
+
+    @Test func aDocumentLineIsReadWithoutItsBodyOnlyWhenItHasTheWrittenShape() throws {
+        func read(_ text: String) -> JSONObject? {
+            Array(text.utf8).withUnsafeBufferPointer { DatabaseJournal.documentLineWithoutBody($0) }
+        }
+        let line = #"{"t":"doc","seq":7,"id":"a,\"body\":","path":["1-abc"],"deleted":false,"bytes":9,"body":{"x":[1]}}"#
+        let members = try #require(read(line))
+        #expect(members.keys == ["t", "seq", "id", "path", "deleted", "bytes"])
+        #expect(members["id"]?.stringValue == #"a,"body":"#)
+        #expect(read(#"{"t":"doc","seq":7,"bytes":9,"body":{"x":[1}}"#) == nil, "a body that is not JSON")
+        #expect(read(#"{"t":"local","id":"_local/x","body":{}}"#) == nil, "not a document line")
+        #expect(read(#"{"t":"doc","seq":7,"bytes":2,"body":{}} "#) == nil, "not ending where the body ends")
+        #expect(read(#"{"t":"doc","seq":7,"bytes":2,"bodies":{}}"#) == nil, "no body member")
     }
 
     @Test func aTornLastLineIsSetAsideAndReported() async throws {

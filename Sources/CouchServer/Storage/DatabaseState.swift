@@ -21,6 +21,8 @@ struct DatabaseState: Sendable {
 
     /// Rebuilds the index from journal lines (all but the header).
     mutating func apply(_ lines: ArraySlice<DatabaseJournal.Line>, revisionsLimit: Int) {
+        // At most one document per line: the table is not grown (and rehashed) on the way.
+        documents.reserveCapacity(documents.count + lines.count)
         for line in lines {
             let value = line.value
             switch value["t"]?.stringValue {
@@ -30,19 +32,19 @@ struct DatabaseState: Sendable {
                       !path.isEmpty, let length = value["bytes"]?.intValue
                 else { continue }
                 let location = BodyLocation(offset: line.offset + line.length - 1 - length, length: length)
-                var entry = documents[DocumentKey(id)] ?? DocumentEntry(id: id)
-                let wasNew = documents[DocumentKey(id)] == nil
-                let wasDeleted = entry.isDeleted
-                entry.tree.merge(path: path, isDeleted: value["deleted"]?.boolValue ?? false, body: location)
-                entry.tree.stem(limit: settings.revisionsLimit ?? revisionsLimit)
+                // The entry is changed where it is stored: one lookup, and its revision tree is not
+                // copied (taking it out and storing it back copied the tree of every document).
+                var wasNew = false
+                let (wasDeleted, previousSequence, isDeleted) = Self.merge(
+                    into: &documents[DocumentKey(id), default: { wasNew = true; return DocumentEntry(id: id) }()],
+                    path: path, isDeleted: value["deleted"]?.boolValue ?? false, body: location,
+                    limit: settings.revisionsLimit ?? revisionsLimit, sequence: sequence)
                 if !wasNew {
                     staleChangeCount += 1
-                    markStale(entry.sequence)
+                    markStale(previousSequence)
                 }
-                entry.sequence = sequence
                 changeLog.append((sequence, id))
-                countChange(wasNew: wasNew, wasDeleted: wasDeleted, isDeleted: entry.isDeleted)
-                documents[DocumentKey(id)] = entry
+                countChange(wasNew: wasNew, wasDeleted: wasDeleted, isDeleted: isDeleted)
                 updateSequence = max(updateSequence, sequence)
             case "local":
                 guard let id = value["id"]?.stringValue else { continue }
@@ -60,6 +62,18 @@ struct DatabaseState: Sendable {
                 settings.apply(value)
             }
         }
+    }
+
+    /// Merges a journal line's revision path into `entry` and moves it to `sequence`; answers
+    /// whether it was deleted before and is after, and the sequence it had.
+    private static func merge(into entry: inout DocumentEntry, path: [Revision], isDeleted: Bool, body: BodyLocation,
+                              limit: Int, sequence: Int) -> (wasDeleted: Bool, previousSequence: Int, isDeleted: Bool) {
+        let wasDeleted = entry.isDeleted
+        let previousSequence = entry.sequence
+        entry.tree.merge(path: path, isDeleted: isDeleted, body: body)
+        entry.tree.stem(limit: limit)
+        entry.sequence = sequence
+        return (wasDeleted, previousSequence, entry.isDeleted)
     }
 
     /// Takes `revisions` (leaves of document `id`) and the ancestors only they had out of the

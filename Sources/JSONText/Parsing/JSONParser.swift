@@ -48,6 +48,34 @@ public struct JSONParser {
         return try result.get()
     }
 
+    /// Checks that `bytes` hold JSON text of exactly one value without building the value: what
+    /// ``parse(_:options:)`` accepts and nothing else, refused with the same ``JSONError``. For a
+    /// reader that only needs to know a stored value is whole (a journal line's body) and not
+    /// what it holds: no string, array or object is made.
+    ///
+    /// - Parameters:
+    ///   - bytes: UTF-8 JSON text.
+    ///   - depth: the arrays and objects open around the text in its document (for
+    ///     ``JSONReadingOptions/maximumDepth``; 1 for a member of a top-level object).
+    ///   - options: limits, and whether a byte order mark is allowed.
+    public static func validate(_ bytes: UnsafeBufferPointer<UInt8>, depth: Int = 0,
+                                options: JSONReadingOptions = JSONReadingOptions()) throws(JSONError) {
+        var text = bytes
+        var origin = JSONPosition.start
+        if options.allowsByteOrderMark, text.count >= 3, text[0] == 0xEF, text[1] == 0xBB, text[2] == 0xBF {
+            text = UnsafeBufferPointer(rebasing: text[3...])
+            origin.offset = 3
+        }
+        var parser = JSONParser(bytes: text, origin: origin, depth: depth, options: options)
+        if text.count > options.maximumBytes {
+            throw JSONError(.tooLarge, "the JSON text is larger than \(options.maximumBytes) bytes", at: origin)
+        }
+        parser.skipWhitespace()
+        try parser.skipValue()
+        parser.skipWhitespace()
+        if parser.index < text.count { throw parser.failure("unexpected text after the JSON document") }
+    }
+
     private static func parseDocument(_ buffer: UnsafeBufferPointer<UInt8>, options: JSONReadingOptions) -> Result<JSONValue, JSONError> {
         var text = buffer
         var origin = JSONPosition.start
@@ -109,6 +137,22 @@ public struct JSONParser {
         }
     }
 
+    /// Passes over the value at `index` (no white space before it) as ``parseValue()`` reads it,
+    /// refusing what it refuses, without building it; stops after it.
+    mutating func skipValue() throws(JSONError) {
+        guard index < bytes.count else { throw failure("the JSON document ends too early") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try skipObject()
+        case UInt8(ascii: "["): try skipArray()
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "t"): try expectLiteral("true")
+        case UInt8(ascii: "f"): try expectLiteral("false")
+        case UInt8(ascii: "n"): try expectLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try scanNumber()
+        default: throw failure("expected a JSON value")
+        }
+    }
+
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
         let count = literal.utf8CodeUnitCount
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: count)
@@ -153,6 +197,64 @@ public struct JSONParser {
         }
     }
 
+    /// ``parseArray()`` without building the elements.
+    private mutating func skipArray() throws(JSONError) {
+        try enter()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            try skipValue()
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("an array is not closed with ']'") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return
+            default:
+                throw failure("expected ',' or ']' in an array")
+            }
+        }
+    }
+
+    /// ``parseObject()`` without building the members.
+    private mutating func skipObject() throws(JSONError) {
+        try enter()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name in double quotes") }
+            try skipString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
+            index += 1
+            skipWhitespace()
+            try skipValue()
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("an object is not closed with '}'") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                depth -= 1
+                return
+            default:
+                throw failure("expected ',' or '}' in an object")
+            }
+        }
+    }
+
     private mutating func parseObject() throws(JSONError) -> JSONObject {
         try enter()
         var members: [JSONObject.Member] = []
@@ -188,6 +290,12 @@ public struct JSONParser {
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as written.
     mutating func parseNumber() throws(JSONError) -> String {
         let start = index
+        try scanNumber()
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    /// Passes over the number at `index` (``parseNumber()``'s grammar).
+    private mutating func scanNumber() throws(JSONError) {
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count, Self.isDigit(bytes[index]) else { throw failure("expected a digit in a number") }
         if bytes[index] == UInt8(ascii: "0") {
@@ -206,7 +314,6 @@ public struct JSONParser {
             guard index < bytes.count, Self.isDigit(bytes[index]) else { throw failure("expected a digit in a number") }
             while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
     static func isDigit(_ byte: UInt8) -> Bool {
@@ -251,6 +358,89 @@ public struct JSONParser {
             index = Self.nextSpecialStringByte(in: bytes, from: index)
         }
         throw failure("a string is not closed with '\"'")
+    }
+
+    /// Passes over the string at `index` (its opening quote) as ``parseString()`` reads it,
+    /// refusing what it refuses at the same place, without decoding it. Escapes are checked one
+    /// by one; the bytes of the string as written must be UTF-8, checked once at its end, which
+    /// is what ``parseString()`` checks of the decoded string: escapes are ASCII and decode to
+    /// whole characters, so neither can make or break a sequence around them.
+    private mutating func skipString() throws(JSONError) {
+        index += 1
+        let start = index
+        var sawEscape = false
+        var scratch: [UInt8] = []
+        while true {
+            index = Self.nextSpecialStringByte(in: bytes, from: index)
+            guard index < bytes.count else { throw failure("a string is not closed with '\"'") }
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                let written = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if !Self.isUTF8(written) {
+                    // parseString reports it where the string starts when an escape came
+                    // first, else at the first byte that is not UTF-8.
+                    index = sawEscape ? start : start + Self.firstInvalidUTF8(written)
+                    throw failure("a string is not valid UTF-8")
+                }
+                index += 1
+                return
+            case UInt8(ascii: "\\"):
+                sawEscape = true
+                if index + 1 < bytes.count {
+                    switch bytes[index + 1] {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        index += 2
+                        continue
+                    default:
+                        break
+                    }
+                }
+                // `\u`, an unknown escape, or the end: read (and refused) as parseString does.
+                scratch.removeAll(keepingCapacity: true)
+                try parseEscape(into: &scratch)
+            default:
+                throw failure("a control character must be escaped in a JSON string")
+            }
+        }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (the Unicode Standard's table 3-7: no overlong
+    /// form, no surrogate, nothing above U+10FFFF), without making anything: ASCII is passed
+    /// over eight bytes at a time.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while index + 8 <= count, raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                }
+            }
+            guard index < count else { return true }
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            // The range the second byte must fall in, and how many bytes the sequence has.
+            let low: UInt8, high: UInt8, length: Int
+            switch lead {
+            case 0xC2...0xDF: (low, high, length) = (0x80, 0xBF, 2)
+            case 0xE0: (low, high, length) = (0xA0, 0xBF, 3)
+            case 0xE1...0xEC, 0xEE...0xEF: (low, high, length) = (0x80, 0xBF, 3)
+            case 0xED: (low, high, length) = (0x80, 0x9F, 3)
+            case 0xF0: (low, high, length) = (0x90, 0xBF, 4)
+            case 0xF1...0xF3: (low, high, length) = (0x80, 0xBF, 4)
+            case 0xF4: (low, high, length) = (0x80, 0x8F, 4)
+            default: return false
+            }
+            guard index + length <= count, (low...high).contains(bytes[index + 1]) else { return false }
+            for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 { return false }
+            index += length
+        }
+        return true
     }
 
     /// The index of the first byte from `start` that a JSON string cannot hold as it is (`"`,
