@@ -20,7 +20,8 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
     /// One journal line: decode (with its checksum), encode, decode.
     case journal
     /// Any JSON text (JSONText): parse, write, parse; the sorted-keys writer; and the stream
-    /// reader, fed in small chunks, reads what the parser reads or fails where it fails.
+    /// reader, fed in small chunks, reads what the parser reads or fails where it fails; the
+    /// validator accepts what the parser accepts and refuses the rest with the same error.
     case json
     /// A document body as `cardsync serve` receives it: JSON parse, serialize, the document
     /// rules (`_id`, `_rev`, `_deleted`, `_revisions`, reserved members) and the size check.
@@ -157,6 +158,14 @@ public enum FuzzTarget: String, Sendable, CaseIterable {
             try expect(error == other, "the stream reader failed otherwise than the parser: \(error) / \(other)")
         default:
             throw FuzzFailure("the parser and the stream reader disagree (chunks of \(chunkSize)): \(parsed) / \(streamed)")
+        }
+        // The validator accepts exactly what the parser accepts, and refuses with the same error.
+        let validated: JSONError? = input.withUnsafeBufferPointer { buffer in
+            do throws(JSONError) { try JSONParser.validate(buffer, options: options); return nil } catch { return error }
+        }
+        switch parsed {
+        case .success: try expect(validated == nil, "the validator refused what the parser read: \(validated.map(String.init(describing:)) ?? "")")
+        case .failure(let error): try expect(validated == error, "the validator answered otherwise than the parser: \(error) / \(validated.map(String.init(describing:)) ?? "accepted")")
         }
         guard case .success(let value) = parsed else { return }
         let written = value.serialized()

@@ -62,56 +62,72 @@ enum JournalFile {
                 position += Int64(count)
                 buffer.append(contentsOf: chunk[0..<count])
             }
+            // The whole lines held: those that end in a line feed, and the last one at the end.
+            var lineRanges: [Range<Int>] = []
             var consumed = 0
-            let failure = buffer.withUnsafeBytes { (raw) -> ContactStoreError? in
-              do throws(ContactStoreError) {
-                while consumed < raw.count {
-                    let rest = UnsafeRawBufferPointer(rebasing: raw[consumed...])
-                    var end: Int
+            buffer.withUnsafeBytes { raw in
+                var at = 0
+                while at < raw.count {
+                    let rest = UnsafeRawBufferPointer(rebasing: raw[at...])
+                    let end: Int
                     if let found = memchr(rest.baseAddress!, 0x0A, rest.count) {
-                        end = consumed + (UnsafeRawPointer(found) - rest.baseAddress!)
+                        end = at + (UnsafeRawPointer(found) - rest.baseAddress!)
                     } else if finished {
                         end = raw.count
                     } else {
                         break
                     }
-                    let lineBytes = UnsafeRawBufferPointer(rebasing: raw[consumed..<end])
-                    let lineOffset = bufferStart + Int64(consumed)
-                    let isBlank = lineBytes.allSatisfy { $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }
-                    if !isBlank {
-                        do {
-                            let event = try JournalLine.decode(lineBytes, includingCard: includingCards)
-                            guard event.sequence > lastSequence else {
-                                throw JournalLineError(reason: "seq \(event.sequence) does not follow seq \(lastSequence)")
-                            }
-                            lastSequence = event.sequence
-                            try body(Line(event: event, offset: lineOffset, number: lineNumber))
-                        } catch let problem as JournalLineError {
-                            if problem.isNewerFormat {
-                                throw ContactStoreError(code: .unsupportedJournal, message: problem.reason, path: path, line: lineNumber)
-                            }
-                            if let collectingDamage {
-                                collectingDamage.pointee.append(Damage(number: lineNumber, offset: lineOffset,
-                                                                       length: end - consumed, reason: problem.reason))
-                            } else {
-                                throw ContactStoreError(
-                                    code: .journalDamaged,
-                                    message: "journal line \(lineNumber) is damaged (\(problem.reason)); run `\(repairHint)` to set it aside and rebuild from the rest",
-                                    path: path, line: lineNumber)
-                            }
-                        } catch let error as ContactStoreError {
-                            throw error
-                        } catch {
-                            throw ContactStoreError(code: .io, message: "\(error)", path: path, line: lineNumber)
-                        }
-                    }
-                    lineNumber += 1
-                    consumed = end + 1
+                    lineRanges.append(at..<end)
+                    at = end + 1
                 }
-                return nil
-              } catch {
-                return error
-              }
+                consumed = min(at, raw.count)
+            }
+            // Decoded on every core (most of reading a long journal back), then handed on in order.
+            let decoded = buffer.withUnsafeBytes { raw in
+                nonisolated(unsafe) let bytes = raw
+                return Parallel.map(lineRanges, minimumPerWorker: 64) { range -> Result<JournalEvent, JournalLineError>? in
+                    let lineBytes = UnsafeRawBufferPointer(rebasing: bytes[range])
+                    guard !lineBytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) else { return nil }
+                    do throws(JournalLineError) { return .success(try JournalLine.decode(lineBytes, includingCard: includingCards)) } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            var failure: ContactStoreError?
+            for (index, range) in lineRanges.enumerated() {
+                let lineOffset = bufferStart + Int64(range.lowerBound)
+                if let outcome = decoded[index] {
+                    do {
+                        let event = try outcome.get()
+                        guard event.sequence > lastSequence else {
+                            throw JournalLineError(reason: "seq \(event.sequence) does not follow seq \(lastSequence)")
+                        }
+                        lastSequence = event.sequence
+                        try body(Line(event: event, offset: lineOffset, number: lineNumber))
+                    } catch let problem as JournalLineError {
+                        if problem.isNewerFormat {
+                            failure = ContactStoreError(code: .unsupportedJournal, message: problem.reason, path: path, line: lineNumber)
+                            break
+                        }
+                        if let collectingDamage {
+                            collectingDamage.pointee.append(Damage(number: lineNumber, offset: lineOffset,
+                                                                   length: range.count, reason: problem.reason))
+                        } else {
+                            failure = ContactStoreError(
+                                code: .journalDamaged,
+                                message: "journal line \(lineNumber) is damaged (\(problem.reason)); run `\(repairHint)` to set it aside and rebuild from the rest",
+                                path: path, line: lineNumber)
+                            break
+                        }
+                    } catch let error as ContactStoreError {
+                        failure = error
+                        break
+                    } catch {
+                        failure = ContactStoreError(code: .io, message: "\(error)", path: path, line: lineNumber)
+                        break
+                    }
+                }
+                lineNumber += 1
             }
             if let failure { throw failure }
             if consumed > 0 {
