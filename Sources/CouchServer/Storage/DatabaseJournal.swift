@@ -162,11 +162,15 @@ final class DatabaseJournal {
         return ranges.indices.map { (ranges[$0].upperBound, results[$0]) }
     }
 
+    /// How a document line starts, and the member that holds its body (made once, not per line).
+    private static let documentLineOpening = Array(#"{"t":"doc","#.utf8)
+    private static let bodySeparator = Array(#","body":"#.utf8)
+
     /// The members of document line `line` before its body, when the line is one as ``Database``
     /// writes it and its body is whole JSON; `nil` for any other line (then parsed whole).
     static func documentLineWithoutBody(_ line: UnsafeBufferPointer<UInt8>) -> JSONObject? {
-        let opening = Array(#"{"t":"doc","#.utf8)
-        let separator = Array(#","body":"#.utf8)
+        let opening = documentLineOpening
+        let separator = bodySeparator
         guard line.count > opening.count + separator.count, line.last == UInt8(ascii: "}"),
               line.starts(with: opening) else { return nil }
         // The first `,"body":` is the member itself: inside a JSON string every `"` follows a
