@@ -36,7 +36,7 @@ extension SyncEngine {
             if let state = states[uid], change.revisions == [state.revision] { return false }
             return true
         }
-        try await checkRemoteEmptied(candidates, listed: isComplete ? Set(feed.changes.map(\.id)) : nil, states: states)
+        try await checkRemoteEmptied(candidates, listed: isComplete ? Set(feed.changes.map(\.id)) : nil)
         // The records of the contacts the pull may change: not the whole book's.
         let records = await book.records(for: candidates.compactMap { ContactDocument.uid(fromDocumentID: $0.id) })
         guard !candidates.isEmpty else { return outcome }
@@ -175,10 +175,11 @@ extension SyncEngine {
     /// still holds them (the server was emptied), unless forced; and refuses a server that holds
     /// none of them at all (its database was deleted or replaced: `listed`, the ids of a feed
     /// read from the start, names none of them).
-    private func checkRemoteEmptied(_ candidates: [Change], listed: Set<String>?, states: [String: RemoteSyncState]) async throws {
+    private func checkRemoteEmptied(_ candidates: [Change], listed: Set<String>?) async throws {
         guard !options.force else { return }
         // A live document on the remote means it is not emptied: decided before visiting every state.
         guard !candidates.contains(where: { !$0.isDeleted }) else { return }
+        let states = await syncStates()
         let records = await book.records(for: states.keys)
         let heldAndSynced = states.filter { $0.value.hash != nil && records[$0.key]?.hash != nil }
         guard heldAndSynced.count > 1 else { return }

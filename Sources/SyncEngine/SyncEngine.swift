@@ -68,7 +68,8 @@ public struct SyncEngine: Sendable {
             let feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
             // Nothing changed remotely since the checkpoint: the pull needs no sync state.
             let quietFeed = feed.changes.isEmpty && since != nil
-            let plan = try await pull(feed, isComplete: since == nil, since: since, states: quietFeed ? [:] : await syncStates(), report: &report)
+            let plan = try await pull(feed, isComplete: since == nil, since: since, states: quietFeed ? [:] : await syncStates(for: feed),
+                                      report: &report)
             if !options.dryRun, let last = feed.lastSequence {
                 let position = Self.text(of: last)
                 try await book.recordCheckpoint(position, remote: remote, summary: report.summaryLine)
@@ -92,7 +93,7 @@ public struct SyncEngine: Sendable {
             throw Self.syncError(error, remote: remote)
         }
         let touched = Set(report.pulled.map(\.uid) + report.pushed.map(\.uid))
-        report.duplicateGroups = touched.isEmpty ? [] : await book.duplicateGroups().filter { group in group.contains { touched.contains($0.uid) } }.map { group in
+        report.duplicateGroups = touched.isEmpty ? [] : await book.duplicateGroups(touching: touched).map { group in
             group.map { SyncReport.Contact(uid: $0.uid, name: $0.name ?? $0.uid) }
         }
         // Files of the folder that could not be read: their contacts were not synced as they are now.
@@ -107,8 +108,15 @@ public struct SyncEngine: Sendable {
 
     /// The sync state with the remote (none for a dry run of ``SyncOptions/reset``, which
     /// plans the fresh start without recording it).
-    private func syncStates() async -> [String: RemoteSyncState] {
+    func syncStates() async -> [String: RemoteSyncState] {
         options.reset && options.dryRun ? [:] : await book.syncStates(remote: remote)
+    }
+
+    /// The sync states of the contacts `feed` names (what the pull compares its changes with):
+    /// looked up one by one, so that a feed of a few changes does not read every contact's.
+    private func syncStates(for feed: Feed) async -> [String: RemoteSyncState] {
+        guard !(options.reset && options.dryRun) else { return [:] }
+        return await book.syncStates(remote: remote, uids: feed.changes.compactMap { ContactDocument.uid(fromDocumentID: $0.id) })
     }
 
     // MARK: - Database and checkpoint

@@ -112,9 +112,20 @@ extension AddressBook {
     /// Groups of live contacts with the same content hash, each sorted oldest first (the first is
     /// the one `removeDuplicates` keeps).
     public func duplicateGroups() -> [[ContactRecord]] {
-        index.uidsByHash.values.filter { $0.count > 1 }
-            .map { $0.compactMap { index.live($0) }.sorted { ($0.createdSequence, $0.uid) < ($1.createdSequence, $1.uid) } }
-            .sorted { $0[0].file < $1[0].file }
+        Self.sortedGroups(index.uidsByHash.values.filter { $0.count > 1 }.map { $0.compactMap { index.live($0) } })
+    }
+
+    /// The groups of ``duplicateGroups()`` that hold at least one of `uids`: looked up from those
+    /// contacts, not from every group of the book.
+    public func duplicateGroups(touching uids: Set<String>) -> [[ContactRecord]] {
+        var hashes: Set<ContentHash> = []
+        for uid in uids { if let hash = index.live(uid)?.hash { hashes.insert(hash) } }
+        return Self.sortedGroups(hashes.compactMap { index.uidsByHash[$0] }.filter { $0.count > 1 }.map { $0.compactMap { index.live($0) } })
+    }
+
+    /// `groups` with each group oldest first, the groups by the file of their oldest.
+    private static func sortedGroups(_ groups: [[ContactRecord]]) -> [[ContactRecord]] {
+        groups.map { $0.sorted { ($0.createdSequence, $0.uid) < ($1.createdSequence, $1.uid) } }.sorted { $0[0].file < $1[0].file }
     }
 
     /// Removes exact duplicates: for each group of contacts with the same content, keeps the

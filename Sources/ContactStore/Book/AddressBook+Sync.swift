@@ -79,7 +79,13 @@ extension AddressBook {
 
     /// Each contact's last synced state with `remote` (its URL without credentials), by UID.
     public func syncStates(remote: String) -> [String: RemoteSyncState] {
-        index.syncStates[remote] ?? [:]
+        index.syncStates[remote]?.dictionary ?? [:]
+    }
+
+    /// The last synced states with `remote` of the contacts among `uids` that have one, by UID:
+    /// looked up one by one, not every contact's.
+    public func syncStates(remote: String, uids: some Sequence<String>) -> [String: RemoteSyncState] {
+        index.syncStates[remote]?.entries(for: uids) ?? [:]
     }
 
     /// One contact's last synced state with `remote`.
@@ -95,7 +101,7 @@ extension AddressBook {
     /// The number of contacts `remote` holds as this book does (synced and live on both).
     public func syncedCount(remote: String) -> Int {
         if !isIndexLoaded, let tally = summary.remotes[remote] { return tally.synced }
-        return (index.syncStates[remote] ?? [:]).values.filter { $0.hash != nil }.count
+        return index.syncedCounts[remote] ?? 0
     }
 
     /// The local changes since the last sync with `remote`, by UID: each contact whose content is

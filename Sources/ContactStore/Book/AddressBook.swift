@@ -290,6 +290,8 @@ public actor AddressBook {
                 assert(delta == IndexDelta(from: base.summary, baseChecksum: base.checksum, to: IndexSummary(of: index)),
                        "the delta from the changed files differs from the whole comparison")
                 if delta.fileCount <= limit {
+                    var delta = delta
+                    delta.overlay = IndexOverlay.encode(index)
                     try POSIX.writeAtomically(IndexSnapshot.encodeDelta(delta), directory: metaDirectory, name: Self.deltaName,
                                               replacing: true)
                     indexChanged = false
@@ -415,6 +417,7 @@ public actor AddressBook {
             var covered = saved
             var hasDelta = false
             var deltaFiles: Set<String> = []
+            var overlay: [UInt8]?
             if let bytes = try? POSIX.readFile(deltaPath).bytes, let delta = IndexSnapshot.decodeDelta(bytes),
                delta.baseChecksum == summaryChecksum, delta.summary.journalSize >= saved.journalSize,
                delta.summary.journalLines >= saved.journalLines,
@@ -422,6 +425,7 @@ public actor AddressBook {
                 covered = delta.applied(to: saved)
                 hasDelta = true
                 deltaFiles = delta.fileNames
+                overlay = delta.overlay
             }
             var tail: [(event: JournalEvent, offset: Int64)] = []
             var onlyCheckpoints = true
@@ -433,7 +437,7 @@ public actor AddressBook {
                 lines = line.number
             }
             let deferred = DeferredIndex(path: snapshotPath, journalPath: journalPath, saved: saved, summaryChecksum: summaryChecksum,
-                                         covered: covered, hasDelta: hasDelta, deltaFiles: deltaFiles, tail: tail)
+                                         covered: covered, hasDelta: hasDelta, deltaFiles: deltaFiles, overlay: overlay, tail: tail)
             var summary = covered
             for (event, _) in tail { summary.applyCheckpoint(event) }
             summary.journalLines = lines

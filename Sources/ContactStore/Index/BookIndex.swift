@@ -4,18 +4,19 @@ public import VCardKit
 /// holds which contacts, which contents are live, and where each card text is stored.
 ///
 /// Rebuilt by replaying the journal; saved as an ``IndexSnapshot`` so that opening a large book
-/// does not replay everything.
+/// does not replay everything. Opened from a snapshot, its maps read the snapshot's tables one
+/// key at a time (``KeyedMap``): a run that changes a few contacts decodes only those.
 struct BookIndex: Sendable {
     /// Every contact ever recorded, deleted ones included, by UID.
-    var records: [String: ContactRecord] = [:]
+    var records = KeyedMap<String, ContactRecord>()
     /// The live contacts of each file.
-    var uidsByFile: [String: [String]] = [:]
+    var uidsByFile = KeyedMap<String, [String]>()
     /// The live contacts with each content hash.
-    var uidsByHash: [ContentHash: [String]] = [:]
+    var uidsByHash = KeyedMap<ContentHash, [String]>()
     /// The byte offset of the journal line that stores each card text.
-    var cardOffsets: [ContentHash: Int64] = [:]
+    var cardOffsets = KeyedMap<ContentHash, Int64>()
     /// What each tracked file looked like when it was last read; not in the journal (derived).
-    var stamps: [String: FileStamp] = [:]
+    var stamps = KeyedMap<String, FileStamp>()
     /// The last sequence number applied.
     var lastSequence = 0
     /// The journal size the index reflects.
@@ -23,7 +24,15 @@ struct BookIndex: Sendable {
     /// The number of journal lines the index reflects.
     var journalLines = 0
     /// Sync state: for each remote, each contact's last synced document revision and content.
-    var syncStates: [String: [String: RemoteSyncState]] = [:]
+    var syncStates: [String: KeyedMap<String, RemoteSyncState>] = [:]
+    /// For each remote, the number of contacts whose sync state holds content (synced live):
+    /// kept as states change, so that it is known without visiting every state.
+    var syncedCounts: [String: Int] = [:]
+    /// The number of live contacts (those in ``uidsByFile``), kept as they change.
+    var liveCount = 0
+    /// The remotes whose sync states the snapshot the maps were opened on holds (none when they
+    /// were built in memory): those an ``IndexOverlay`` must name when they are gone.
+    var snapshotRemotes: [String] = []
     /// For each remote, the changes-feed position applied.
     var checkpoints: [String: String] = [:]
     /// For each remote, when its last checkpoint event was recorded (milliseconds since 1970):
@@ -49,10 +58,12 @@ struct BookIndex: Sendable {
     }
 
     /// The live contacts.
-    var liveRecords: [ContactRecord] { records.values.filter { !$0.isDeleted } }
-
-    /// The number of live contacts.
-    var liveCount: Int { uidsByFile.values.reduce(0) { $0 + $1.count } }
+    var liveRecords: [ContactRecord] {
+        var live: [ContactRecord] = []
+        live.reserveCapacity(liveCount)
+        records.forEachEntry { _, record in if !record.isDeleted { live.append(record) } }
+        return live
+    }
 
     /// Applies one event read from (or just written to) the journal at `offset`.
     mutating func apply(_ event: JournalEvent, offset: Int64) {
@@ -62,7 +73,9 @@ struct BookIndex: Sendable {
         }
         guard event.operation.changesContact else {
             if event.operation == .synced, let remote = event.remote, let revision = event.remoteRevision {
-                syncStates[remote, default: [:]][event.uid] = RemoteSyncState(revision: revision, hash: event.hash)
+                let old = syncStates[remote, default: [:]].updateValue(RemoteSyncState(revision: revision, hash: event.hash),
+                                                                        forKey: event.uid)
+                syncedCounts[remote, default: 0] += (event.hash == nil ? 0 : 1) - (old?.hash == nil ? 0 : 1)
                 touched.uids.insert(event.uid)
             } else if event.operation == .checkpoint, let remote = event.remote, let position = event.checkpoint {
                 if position.isEmpty {
@@ -70,6 +83,7 @@ struct BookIndex: Sendable {
                     // A fresh start with this remote (`cardsync remote remove`): forget its sync state.
                     checkpoints[remote] = nil
                     syncStates[remote] = nil
+                    syncedCounts[remote] = nil
                 } else {
                     checkpoints[remote] = position
                 }
@@ -108,7 +122,9 @@ struct BookIndex: Sendable {
 
     private mutating func removeLive(_ record: ContactRecord) {
         if var uids = uidsByFile[record.file] {
+            let before = uids.count
             uids.removeAll { $0 == record.uid }
+            liveCount -= before - uids.count
             if uids.isEmpty {
                 uidsByFile[record.file] = nil
                 stamps[record.file] = nil
@@ -124,6 +140,7 @@ struct BookIndex: Sendable {
 
     private mutating func addLive(_ record: ContactRecord) {
         uidsByFile[record.file, default: []].append(record.uid)
+        liveCount += 1
         if let hash = record.hash { uidsByHash[hash, default: []].append(record.uid) }
     }
 

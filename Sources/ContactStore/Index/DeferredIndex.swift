@@ -1,6 +1,7 @@
 /// A snapshot whose body is not read yet: the book runs on its ``IndexSummary`` (with the
 /// ``IndexDelta`` applied, when there is one) until a call needs the whole index, which is then
-/// read, checked, decoded and brought up to date: the journal lines between the snapshot and the
+/// mapped, checked, opened on its tables (``IndexSnapshot/openBody(_:from:summary:)``: nothing is
+/// decoded until it is looked up) and brought up to date: the journal lines between the snapshot and the
 /// delta are replayed onto it, the delta's file stamps are taken, then the events after the
 /// delta (checkpoints, and those recorded since opening) are applied.
 struct DeferredIndex: Sendable {
@@ -18,6 +19,8 @@ struct DeferredIndex: Sendable {
     var hasDelta: Bool
     /// The files whose entries in ``covered`` differ from ``saved`` (those the delta names).
     var deltaFiles: Set<String>
+    /// The delta's ``IndexOverlay``, when it has one.
+    var overlay: [UInt8]? = nil
     /// The journal events after ``covered`` (checkpoints only) and their offsets.
     var tail: [(event: JournalEvent, offset: Int64)]
 
@@ -25,10 +28,27 @@ struct DeferredIndex: Sendable {
     /// decode (damaged since it was opened), or the journal replayed onto it does not give the
     /// contacts the delta counted.
     func decode(current: IndexSummary) -> BookIndex? {
-        guard let bytes = try? POSIX.readFile(path).bytes, let (checksum, bodyStart) = IndexSnapshot.summaryChecksum(bytes),
-              checksum == summaryChecksum, var index = IndexSnapshot.decodeBody(bytes, from: bodyStart, summary: saved)
+        // The snapshot is mapped, not read: its tables are read where they are, one key at a time.
+        guard let bytes = SnapshotBytes(mapping: path),
+              let length = IndexSnapshot.summaryLength(Array(bytes.buffer(0..<min(16, bytes.count)))), length <= bytes.count,
+              let (checksum, bodyStart) = IndexSnapshot.summaryChecksum(Array(bytes.buffer(0..<length))),
+              checksum == summaryChecksum, var index = IndexSnapshot.openBody(bytes, from: bodyStart, summary: saved)
         else { return nil }
-        if hasDelta {
+        if hasDelta, let overlay, IndexOverlay.apply(overlay, to: &index) {
+            // The delta's changes laid over the snapshot's tables: nothing replayed. The counts
+            // are the delta's summary's.
+            index.stamps = KeyedMap(base: IndexTables.Stamps(covered.files))
+            index.lastScan = covered.lastScan
+            index.checkpoints = covered.checkpoints
+            index.checkpointTimes = covered.checkpointTimes
+            index.liveCount = covered.liveCount
+            index.lastSequence = covered.lastSequence
+            index.journalSize = covered.journalSize
+            index.journalLines = covered.journalLines
+            index.syncedCounts = [:]
+            for remote in index.syncStates.keys { index.syncedCounts[remote] = covered.remotes[remote]?.synced ?? 0 }
+        } else if hasDelta {
+            if overlay != nil, let reopened = IndexSnapshot.openBody(bytes, from: bodyStart, summary: saved) { index = reopened }
             let end = covered.journalSize
             do {
                 try JournalFile.read(journalPath, from: saved.journalSize, firstLineNumber: saved.journalLines + 1,
@@ -39,8 +59,7 @@ struct DeferredIndex: Sendable {
                 return nil
             }
             guard index.liveCount == covered.liveCount, index.lastSequence == covered.lastSequence else { return nil }
-            index.stamps.removeAll(keepingCapacity: true)
-            for (file, tracked) in covered.files.namedEntries { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
+            index.stamps = KeyedMap(base: IndexTables.Stamps(covered.files))
             index.lastScan = covered.lastScan
         }
         for (event, offset) in tail { index.apply(event, offset: offset) }

@@ -2,10 +2,12 @@
 /// saved beside it as `.cardsync/index.delta` so that a run that changes a few contacts does not
 /// rewrite (or, when it finds nothing else to do, decode) the whole base.
 ///
-/// The journal is the source of truth for contacts, card offsets and sync state: the lines
-/// between the base's journal position and the delta's are replayed onto the base when the
-/// whole index is needed. The delta keeps what the journal does not hold or what a run that
-/// finds nothing changed needs without replaying: the summary as it stands at the delta's
+/// The delta holds the index's changes since the base (``IndexOverlay``: records, UID lists,
+/// card offsets, sync states), laid over the base's tables when the whole index is needed, so
+/// nothing is replayed; a delta without them has the journal lines between the base's journal
+/// position and its own replayed onto the base instead (the journal is the source of truth for
+/// contacts, card offsets and sync state). The delta also keeps what the journal does not hold,
+/// or what a run that finds nothing changed needs without reading the rest: the summary as it stands at the delta's
 /// journal position (counts, checkpoints, what each remote lacks), the stamps of the files that
 /// differ from the base's (written, read or removed since), and when the folder was last scanned.
 ///
@@ -22,6 +24,9 @@ struct IndexDelta: Sendable, Equatable {
     var summary: IndexSummary
     /// The files the base tracks that are no longer tracked.
     var removedFiles: [String]
+    /// The index's changes since the base (``IndexOverlay``), when it was opened on the base's
+    /// tables; otherwise (`nil`) the journal lines after the base are replayed.
+    var overlay: [UInt8]?
 
     init(baseChecksum: UInt64, summary: IndexSummary, removedFiles: [String]) {
         self.baseChecksum = baseChecksum

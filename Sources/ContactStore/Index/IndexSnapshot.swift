@@ -3,18 +3,21 @@ import VCardKit
 /// The derived index saved to `.cardsync/index.bin`, so that opening a book reads one compact
 /// file and replays only the journal lines written after it.
 ///
-/// Two sections, each with its own checksum: the ``IndexSummary`` (journal position, counts,
-/// checkpoints, what each remote lacks, every tracked file's stamp), which is all a run that
-/// finds nothing changed needs, then the body, decoded only when a run needs it: the card
-/// offsets and sync states (with their length and checksum), then every record (with its
-/// checksum), so the two parts decode on two cores. A run that changes a few contacts leaves
-/// the snapshot as it is and saves an ``IndexDelta`` beside it. The snapshot names the journal size, line count and last
+/// First the ``IndexSummary`` (journal position, counts, checkpoints, what each remote lacks,
+/// every tracked file's stamp), with its checksum: all a run that finds nothing changed needs.
+/// Then the body, in sections that each carry their length and checksum: the remotes, then one
+/// hashed table a section (``SnapshotTable``): every record by UID, the live contacts by file and
+/// by content, the card offsets by content, and each remote's sync states by UID. The body is
+/// never decoded as a whole: the file is mapped, the checksums are checked on every core, and the
+/// index's maps (``KeyedMap``) look up the keys a run needs in the tables where they lie. A run
+/// that changes a few contacts leaves the snapshot as it is and saves an ``IndexDelta`` beside
+/// it. The snapshot names the journal size, line count and last
 /// sequence number it reflects. It is used only when the journal line that ends at that size
 /// has that sequence number; otherwise (missing, damaged, stale, or the journal was compacted)
 /// the index is rebuilt from the journal. The format is private to cardsync and may change
 /// between versions: it is derived data.
 enum IndexSnapshot {
-    private static let magic = Array("CSIDX006".utf8)
+    private static let magic = Array("CSIDX007".utf8)
 
     /// The snapshot's bytes.
     static func encode(_ index: BookIndex) -> [UInt8] {
@@ -36,54 +39,62 @@ enum IndexSnapshot {
         out.bytes.append(contentsOf: header.bytes)
         out.int(Int64(bitPattern: SnapshotChecksum.of(header.bytes)))
         out.flush(emit)
-        // The card offsets and sync states first, with their length and checksum, so that
-        // decoding can take them on one core and the records on another.
-        var second = ByteWriter()
-        second.int(Int64(index.cardOffsets.count))
-        for (hash, offset) in index.cardOffsets {
-            second.hash(hash)
-            second.int(offset)
+        // The body: a directory (the remotes), then one table a section, each with its length and
+        // checksum: the contacts, the live ones by file and by content, the card offsets, then
+        // each remote's sync states. Made and written one at a time.
+        var directory = ByteWriter()
+        let remotes = index.syncStates.keys.sorted()
+        directory.int(Int64(remotes.count))
+        for remote in remotes { directory.string(remote) }
+        emitSection(directory.bytes, emit)
+        var records = SnapshotTableWriter(capacity: index.records.count)
+        index.records.forEachEntry { uid, record in
+            IndexTables.encode(record, into: &records.value)
+            records.add(key: uid)
         }
-        second.int(Int64(index.syncStates.count))
-        for (remote, states) in index.syncStates {
-            second.string(remote)
-            second.int(Int64(states.count))
-            for (uid, state) in states {
-                second.string(uid)
-                second.string(state.revision)
-                second.bytes.append(state.hash == nil ? 0 : 1)
-                if let hash = state.hash { second.hash(hash) }
+        emitSection(records.section(), emit)
+        records = SnapshotTableWriter()
+        var byFile = SnapshotTableWriter(capacity: index.uidsByFile.count)
+        index.uidsByFile.forEachEntry { file, uids in
+            IndexTables.encode(uids, into: &byFile.value)
+            byFile.add(key: file)
+        }
+        emitSection(byFile.section(), emit)
+        byFile = SnapshotTableWriter()
+        var byHash = SnapshotTableWriter(capacity: index.uidsByHash.count)
+        index.uidsByHash.forEachEntry { hash, uids in
+            IndexTables.encode(uids, into: &byHash.value)
+            byHash.add(key: hash)
+        }
+        emitSection(byHash.section(), emit)
+        byHash = SnapshotTableWriter()
+        var offsets = SnapshotTableWriter(capacity: index.cardOffsets.count)
+        index.cardOffsets.forEachEntry { hash, offset in
+            offsets.value.int(offset)
+            offsets.add(key: hash)
+        }
+        emitSection(offsets.section(), emit)
+        offsets = SnapshotTableWriter()
+        for remote in remotes {
+            let states = index.syncStates[remote] ?? [:]
+            var table = SnapshotTableWriter(capacity: states.count)
+            states.forEachEntry { uid, state in
+                IndexTables.encode(state, into: &table.value)
+                table.add(key: uid)
             }
+            emitSection(table.section(), emit)
         }
-        out.int(Int64(second.bytes.count))
-        out.bytes.append(contentsOf: second.bytes)
-        out.int(Int64(bitPattern: SnapshotChecksum.of(second.bytes)))
-        second = ByteWriter()
-        emit(out.bytes)
-        out.bytes.removeAll(keepingCapacity: true)
-        out.checksum = SnapshotChecksum()
-        out.int(Int64(index.records.count))
-        for record in index.records.values {
-            out.flushIfFull(emit)
-            out.string(record.uid)
-            out.string(record.file)
-            var flags: UInt8 = record.isGeneratedUID ? 1 : 0
-            if record.hash != nil { flags |= 2 }
-            if record.lastHash != nil { flags |= 4 }
-            if record.name != nil { flags |= 8 }
-            if record.edited != nil { flags |= 16 }
-            out.bytes.append(flags)
-            if let hash = record.hash { out.hash(hash) }
-            if let hash = record.lastHash { out.hash(hash) }
-            if let name = record.name { out.string(name) }
-            out.int(Int64(record.createdSequence))
-            out.int(Int64(record.sequence))
-            out.int(record.modified)
-            if let edited = record.edited { out.int(edited) }
-        }
-        out.flush(emit)
-        out.int(Int64(bitPattern: out.checksum.value))
-        emit(out.bytes)
+    }
+
+    /// Emits a body section: its length, its bytes, their checksum.
+    private static func emitSection(_ bytes: [UInt8], _ emit: ([UInt8]) -> Void) {
+        var frame = ByteWriter()
+        frame.int(Int64(bytes.count))
+        emit(frame.bytes)
+        emit(bytes)
+        frame.bytes.removeAll()
+        frame.int(Int64(bitPattern: SnapshotChecksum.of(bytes)))
+        emit(frame.bytes)
     }
 
     private static func encodeSummary(_ summary: IndexSummary, into out: inout ByteWriter) {
@@ -203,16 +214,23 @@ enum IndexSnapshot {
         return summary
     }
 
-    private static let deltaMagic = Array("CSDLT001".utf8)
+    private static let deltaMagic = Array("CSDLT002".utf8)
 
     /// The bytes of `delta` (``IndexDelta``): a magic, the base's summary checksum, the
     /// length of the rest, the summary fields (with the changed files only), the removed files,
-    /// and a checksum of all but the magic.
+    /// the length of the ``IndexOverlay`` (-1: none) and its bytes, and a checksum of all but
+    /// the magic.
     static func encodeDelta(_ delta: IndexDelta) -> [UInt8] {
         var payload = ByteWriter()
         encodeSummary(delta.summary, into: &payload)
         payload.int(Int64(delta.removedFiles.count))
         for file in delta.removedFiles { payload.string(file) }
+        if let overlay = delta.overlay {
+            payload.int(Int64(overlay.count))
+            payload.bytes.append(contentsOf: overlay)
+        } else {
+            payload.int(-1)
+        }
         var out = ByteWriter()
         out.bytes.append(contentsOf: deltaMagic)
         out.int(Int64(bitPattern: delta.baseChecksum))
@@ -240,128 +258,78 @@ enum IndexSnapshot {
             guard let file = input.string() else { return nil }
             removed.append(file)
         }
+        guard let overlayLength = input.int(), overlayLength >= -1, overlayLength <= Int64(payloadEnd - input.position) else { return nil }
+        var delta = IndexDelta(baseChecksum: UInt64(bitPattern: base), summary: summary, removedFiles: removed)
+        if overlayLength >= 0 {
+            delta.overlay = Array(bytes[input.position..<(input.position + Int(overlayLength))])
+            input.position += Int(overlayLength)
+        }
         guard input.position == payloadEnd else { return nil }
-        return IndexDelta(baseChecksum: UInt64(bitPattern: base), summary: summary, removedFiles: removed)
+        return delta
     }
 
     /// The index saved in `bytes`, or `nil` when they are not a valid snapshot.
     static func decode(_ bytes: [UInt8]) -> BookIndex? {
         guard let (summary, bodyStart) = decodeSummary(bytes) else { return nil }
-        return decodeBody(bytes, from: bodyStart, summary: summary)
+        return openBody(SnapshotBytes(copying: bytes), from: bodyStart, summary: summary)
     }
 
     /// The whole index: `summary` and the body of `bytes` (the whole snapshot) from
-    /// `bodyStart`, or `nil` when a section's checksum does not match or it does not decode. The
-    /// records are decoded on one core while the card offsets and sync states are on another.
-    static func decodeBody(_ bytes: [UInt8], from bodyStart: Int, summary: IndexSummary) -> BookIndex? {
-        var lengthReader = ByteReader(bytes: bytes, position: bodyStart)
-        guard let secondLength = lengthReader.int(), secondLength >= 0, secondLength <= Int64(bytes.count),
-              Int64(bodyStart) + 8 + secondLength + 8 + 8 + 8 <= Int64(bytes.count) else { return nil }
-        let secondStart = bodyStart + 8
-        let secondEnd = secondStart + Int(secondLength)
-        let recordsEnd = bytes.count - 8
-        let parts = Parallel.map([BodySection.second, .records], minimumPerWorker: 1) { section -> DecodedSection? in
-            switch section {
-            case .second: decodeOffsetsAndStates(bytes, from: secondStart, to: secondEnd)
-            case .records: decodeRecords(bytes, from: secondEnd + 8, to: recordsEnd, summary: summary)
-            }
+    /// `bodyStart`, its maps reading the body's tables one key at a time; `nil` when a section's
+    /// checksum does not match (all are checked here, on every core) or its layout is wrong.
+    static func openBody(_ bytes: SnapshotBytes, from bodyStart: Int, summary: IndexSummary) -> BookIndex? {
+        // The sections' places, from their lengths.
+        var sections: [Range<Int>] = []
+        var position = bodyStart
+        while position < bytes.count {
+            guard position + 8 <= bytes.count else { return nil }
+            let length = Int64(littleEndian: bytes.start.loadUnaligned(fromByteOffset: position, as: Int64.self))
+            guard length >= 0, length <= Int64(bytes.count - position - 16) else { return nil }
+            sections.append((position + 8)..<(position + 8 + Int(length)))
+            position += 16 + Int(length)
+        }
+        guard position == bytes.count, sections.count >= 5 else { return nil }
+        let intact = Parallel.map(sections, minimumPerWorker: 1) { range -> Bool in
+            let stored = UInt64(littleEndian: bytes.start.loadUnaligned(fromByteOffset: range.upperBound, as: UInt64.self))
+            var checksum = SnapshotChecksum()
+            checksum.update(bytes.buffer(range))
+            return checksum.value == stored
+        }
+        guard !intact.contains(false) else { return nil }
+        let directory = Array(bytes.buffer(sections[0]))
+        var input = ByteReader(bytes: directory, position: 0)
+        guard let remoteCount = input.int(), remoteCount == Int64(sections.count - 5) else { return nil }
+        var remotes: [String] = []
+        for _ in 0..<remoteCount {
+            guard let remote = input.string() else { return nil }
+            remotes.append(remote)
+        }
+        guard input.position == directory.count else { return nil }
+        var tables: [SnapshotTable] = []
+        for range in sections.dropFirst() {
+            guard let table = SnapshotTable(bytes, at: range.lowerBound, end: range.upperBound), table.end == range.upperBound
+            else { return nil }
+            tables.append(table)
         }
         var index = BookIndex()
-        for part in parts {
-            switch part {
-            case .some(.second(let offsets, let states)):
-                index.cardOffsets = offsets
-                index.syncStates = states
-            case .some(.records(let records, let byFile, let byHash)):
-                index.records = records
-                index.uidsByFile = byFile
-                index.uidsByHash = byHash
-            case .none:
-                return nil
-            }
+        index.records = KeyedMap(base: IndexTables.Records(table: tables[0]))
+        index.uidsByFile = KeyedMap(base: IndexTables.UIDsByFile(table: tables[1]))
+        index.uidsByHash = KeyedMap(base: IndexTables.UIDsByHash(table: tables[2]))
+        index.cardOffsets = KeyedMap(base: IndexTables.CardOffsets(table: tables[3]))
+        for (remote, table) in zip(remotes, tables.dropFirst(4)) {
+            index.syncStates[remote] = KeyedMap(base: IndexTables.SyncStates(table: table))
         }
+        for (remote, tally) in summary.remotes where index.syncStates[remote] != nil { index.syncedCounts[remote] = tally.synced }
+        index.snapshotRemotes = remotes
+        index.stamps = KeyedMap(base: IndexTables.Stamps(summary.files))
+        index.liveCount = summary.liveCount
         index.lastScan = summary.lastScan
         index.journalSize = summary.journalSize
         index.journalLines = summary.journalLines
         index.lastSequence = summary.lastSequence
         index.checkpoints = summary.checkpoints
         index.checkpointTimes = summary.checkpointTimes
-        index.stamps.reserveCapacity(summary.files.count)
-        for (file, tracked) in summary.files.namedEntries { if let stamp = tracked.stamp { index.stamps[file] = stamp } }
-        guard index.liveCount == summary.liveCount else { return nil }
         return index
-    }
-
-    private enum BodySection: Sendable { case second, records }
-
-    private enum DecodedSection: Sendable {
-        case second(offsets: [ContentHash: Int64], states: [String: [String: RemoteSyncState]])
-        case records([String: ContactRecord], byFile: [String: [String]], byHash: [ContentHash: [String]])
-    }
-
-    /// The card offsets and sync states in `bytes[start..<end]`, followed by their checksum.
-    private static func decodeOffsetsAndStates(_ bytes: [UInt8], from start: Int, to end: Int) -> DecodedSection? {
-        var trailer = ByteReader(bytes: bytes, position: end)
-        guard let sum = trailer.int(), UInt64(bitPattern: sum) == SnapshotChecksum.of(bytes[start..<end]) else { return nil }
-        var input = ByteReader(bytes: bytes, position: start)
-        guard let offsetCount = input.int(), offsetCount >= 0 else { return nil }
-        var offsets: [ContentHash: Int64] = [:]
-        offsets.reserveCapacity(Int(min(offsetCount, 1 << 24)))
-        for _ in 0..<offsetCount {
-            guard let hash = input.hash(), let offset = input.int() else { return nil }
-            offsets[hash] = offset
-        }
-        guard let remoteCount = input.int(), remoteCount >= 0 else { return nil }
-        var syncStates: [String: [String: RemoteSyncState]] = [:]
-        for _ in 0..<remoteCount {
-            guard let remote = input.string(), let count = input.int(), count >= 0 else { return nil }
-            var states: [String: RemoteSyncState] = [:]
-            states.reserveCapacity(Int(min(count, 1 << 24)))
-            for _ in 0..<count {
-                guard let uid = input.string(), let revision = input.string(), let flag = input.byte() else { return nil }
-                var state = RemoteSyncState(revision: revision, hash: nil)
-                if flag == 1 { guard let hash = input.hash() else { return nil }; state.hash = hash }
-                states[uid] = state
-            }
-            syncStates[remote] = states
-        }
-        guard input.position == end else { return nil }
-        return .second(offsets: offsets, states: syncStates)
-    }
-
-    /// The records in `bytes[start..<end]`, followed by their checksum, and the live ones by
-    /// file and by content.
-    private static func decodeRecords(_ bytes: [UInt8], from start: Int, to end: Int, summary: IndexSummary) -> DecodedSection? {
-        var trailer = ByteReader(bytes: bytes, position: end)
-        guard start <= end, let sum = trailer.int(), UInt64(bitPattern: sum) == SnapshotChecksum.of(bytes[start..<end]) else { return nil }
-        var input = ByteReader(bytes: bytes, position: start)
-        guard let count = input.int(), count >= 0 else { return nil }
-        var records: [String: ContactRecord] = [:]
-        var byFile: [String: [String]] = [:]
-        var byHash: [ContentHash: [String]] = [:]
-        records.reserveCapacity(Int(min(count, 1 << 24)))
-        byFile.reserveCapacity(summary.liveFileCount)
-        byHash.reserveCapacity(summary.liveCount)
-        for _ in 0..<count {
-            guard let uid = input.string(), let file = input.string(), let flags = input.byte() else { return nil }
-            var record = ContactRecord(uid: uid, isGeneratedUID: flags & 1 != 0, file: file, hash: nil, lastHash: nil, name: nil,
-                                       createdSequence: 0, sequence: 0)
-            if flags & 2 != 0 { guard let hash = input.hash() else { return nil }; record.hash = hash }
-            if flags & 4 != 0 { guard let hash = input.hash() else { return nil }; record.lastHash = hash }
-            if flags & 8 != 0 { guard let name = input.string() else { return nil }; record.name = name }
-            guard let created = input.int(), let last = input.int(), let modified = input.int() else { return nil }
-            record.createdSequence = Int(created)
-            record.sequence = Int(last)
-            record.modified = modified
-            if flags & 16 != 0 { guard let edited = input.int() else { return nil }; record.edited = edited }
-            records[uid] = record
-            if let hash = record.hash {
-                byFile[file, default: []].append(uid)
-                byHash[hash, default: []].append(uid)
-            }
-        }
-        guard input.position == end else { return nil }
-        return .records(records, byFile: byFile, byHash: byHash)
     }
 }
 

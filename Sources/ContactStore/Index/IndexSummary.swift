@@ -42,8 +42,9 @@ struct IndexSummary: Sendable, Equatable {
         takePositionAndCounts(of: index)
         for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
             let states = index.syncStates[remote] ?? [:]
-            remotes[remote] = RemoteTally(synced: states.values.filter { $0.hash != nil }.count,
-                                          unsynced: index.unsyncedUIDs(states: states))
+            var synced = 0
+            states.forEachEntry { _, state in if state.hash != nil { synced += 1 } }
+            remotes[remote] = RemoteTally(synced: synced, unsynced: index.unsyncedUIDs(states: states))
         }
         files.reserveCapacity(index.uidsByFile.count + index.stamps.count / 8)
         for file in index.uidsByFile.keys { files[file] = TrackedFile(stamp: index.stamps[file], isLive: true) }
@@ -74,7 +75,7 @@ struct IndexSummary: Sendable, Equatable {
         var remotes: [String: RemoteTally] = [:]
         for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
             let states = index.syncStates[remote] ?? [:]
-            let synced = states.values.reduce(0) { $0 + ($1.hash == nil ? 0 : 1) }
+            let synced = index.syncedCounts[remote] ?? 0
             guard let tally = self.remotes[remote] else {
                 remotes[remote] = RemoteTally(synced: synced, unsynced: index.unsyncedUIDs(states: states))
                 continue
@@ -114,16 +115,17 @@ struct IndexSummary: Sendable, Equatable {
 extension BookIndex {
     /// The contacts whose content is not the one last synced (`states`): live ones with other
     /// content, and deleted ones the remote still holds; sorted.
-    func unsyncedUIDs(states: [String: RemoteSyncState]) -> [String] {
+    func unsyncedUIDs(states: KeyedMap<String, RemoteSyncState>) -> [String] {
         var uids: [String] = []
-        for record in records.values where record.hash != nil || states[record.uid] != nil {
-            if Self.isUnsynced(record, state: states[record.uid]) { uids.append(record.uid) }
+        records.forEachEntry { uid, record in
+            let state = states[uid]
+            if (record.hash != nil || state != nil) && Self.isUnsynced(record, state: state) { uids.append(uid) }
         }
         return uids.sorted()
     }
 
     /// Whether contact `uid` is among ``unsyncedUIDs(states:)``.
-    func isUnsynced(_ uid: String, states: [String: RemoteSyncState]) -> Bool {
+    func isUnsynced(_ uid: String, states: KeyedMap<String, RemoteSyncState>) -> Bool {
         guard let record = records[uid] else { return false }
         return Self.isUnsynced(record, state: states[uid])
     }

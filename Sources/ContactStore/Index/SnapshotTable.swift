@@ -1,0 +1,308 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import VCardKit
+
+/// The bytes of an index snapshot, mapped from its file (or copied into memory), kept for as
+/// long as a table reads from them. The book holds the lock of its folder, so no other process
+/// rewrites the snapshot meanwhile, and cardsync replaces it by renaming a new file over it: the
+/// mapped file stays as it was.
+final class SnapshotBytes: @unchecked Sendable {
+    /// The first byte.
+    let start: UnsafeRawPointer
+    /// The number of bytes.
+    let count: Int
+    private let isMapped: Bool
+
+    /// The whole file at `path`, mapped; `nil` when it cannot be opened or mapped.
+    init?(mapping path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
+        let length = Int(status.st_size)
+        #if os(Linux)
+        let flags = MAP_PRIVATE | MAP_POPULATE
+        #else
+        let flags = MAP_PRIVATE
+        #endif
+        guard let address = mmap(nil, length, PROT_READ, flags, descriptor, 0), address != MAP_FAILED else { return nil }
+        start = UnsafeRawPointer(address)
+        count = length
+        isMapped = true
+    }
+
+    /// A copy of `bytes`.
+    init(copying bytes: [UInt8]) {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        bytes.withUnsafeBytes { if let source = $0.baseAddress { memory.copyMemory(from: source, byteCount: $0.count) } }
+        start = UnsafeRawPointer(memory)
+        count = bytes.count
+        isMapped = false
+    }
+
+    deinit {
+        if isMapped {
+            munmap(UnsafeMutableRawPointer(mutating: start), count)
+        } else {
+            UnsafeMutableRawPointer(mutating: start).deallocate()
+        }
+    }
+
+    /// The bytes in `range`.
+    func buffer(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: start + range.lowerBound, count: range.count)
+    }
+}
+
+/// A hashed table of entries kept as bytes in a snapshot: found by key without decoding any
+/// other entry. Written by ``SnapshotTableWriter``.
+///
+/// The section: the number of entries, the table's hash seed, the number of slots (a power of
+/// two, at most half full) and the length of the entries (eight bytes each, little-endian); then
+/// the slots (eight bytes each: the high half of the key's hash, then where its entry starts
+/// among the entries; `0xFFFF_FFFF` when empty); then the entries, one after another: the key's
+/// length and the value's (four bytes each), the key, the value.
+struct SnapshotTable: Sendable {
+    let bytes: SnapshotBytes
+    /// The number of entries.
+    let count: Int
+    private let seed: UInt64
+    private let slotsStart: Int
+    private let slotCount: Int
+    private let entriesStart: Int
+    private let entriesEnd: Int
+
+    private static let headerLength = 32
+    private static let tagMask: UInt64 = 0xFFFF_FFFF_0000_0000
+    private static let emptySlot: UInt64 = 0xFFFF_FFFF
+
+    /// The table whose section starts at `offset` in `bytes` and ends before `end`, or `nil` when
+    /// the section is not one (lengths out of bounds). Its entries are checked when read.
+    init?(_ bytes: SnapshotBytes, at offset: Int, end: Int) {
+        guard offset >= 0, end <= bytes.count, offset + Self.headerLength <= end else { return nil }
+        let header = bytes.buffer(offset..<(offset + Self.headerLength))
+        func word(_ index: Int) -> UInt64 { UInt64(littleEndian: header.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
+        let count = word(0), seed = word(1), slotCount = word(2), entriesLength = word(3)
+        let room = UInt64(end - offset - Self.headerLength)
+        guard slotCount <= room / 8, entriesLength <= room - slotCount * 8, count <= slotCount,
+              slotCount == 0 || slotCount & (slotCount - 1) == 0 else { return nil }
+        self.bytes = bytes
+        self.count = Int(count)
+        self.seed = seed
+        slotsStart = offset + Self.headerLength
+        self.slotCount = Int(slotCount)
+        entriesStart = slotsStart + Int(slotCount) * 8
+        entriesEnd = entriesStart + Int(entriesLength)
+    }
+
+    /// Where the section ends.
+    var end: Int { entriesEnd }
+
+    /// The value bytes of the entry whose key is `key`, or `nil`.
+    func value(forKey key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard slotCount > 0 else { return nil }
+        let hash = SnapshotTableWriter.hash(key, seed: seed)
+        let tag = hash & Self.tagMask
+        let mask = slotCount - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        for _ in 0..<slotCount {
+            let word = UInt64(littleEndian: bytes.start.loadUnaligned(fromByteOffset: slotsStart + slot * 8, as: UInt64.self))
+            if word == Self.emptySlot { return nil }
+            if word & Self.tagMask == tag, let entry = entry(at: entriesStart + Int(truncatingIfNeeded: word & ~Self.tagMask)),
+               entry.key.count == key.count, key.isEmpty || memcmp(entry.key.baseAddress!, key.baseAddress!, key.count) == 0 {
+                return entry.value
+            }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    /// Calls `body` with every entry's key and value bytes, in the order they were written;
+    /// stops at an entry that does not fit the section.
+    func forEachEntry(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) {
+        var position = entriesStart
+        while position < entriesEnd, let entry = entry(at: position) {
+            body(entry.key, entry.value)
+            position = entry.next
+        }
+    }
+
+    /// The entry starting at `position`, or `nil` when it does not fit among the entries.
+    private func entry(at position: Int) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, next: Int)? {
+        guard position >= entriesStart, position + 8 <= entriesEnd else { return nil }
+        let keyLength = Int(UInt32(littleEndian: bytes.start.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        let valueLength = Int(UInt32(littleEndian: bytes.start.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self)))
+        let keyStart = position + 8
+        guard keyLength + valueLength <= entriesEnd - keyStart else { return nil }
+        let valueStart = keyStart + keyLength
+        return (bytes.buffer(keyStart..<valueStart), bytes.buffer(valueStart..<(valueStart + valueLength)), valueStart + valueLength)
+    }
+}
+
+/// Writes a ``SnapshotTable``: entries are added with their key and value bytes, then the
+/// section is made with a fresh random seed.
+struct SnapshotTableWriter {
+    private var entries: [UInt8] = []
+    private var starts: [UInt32] = []
+    private var keyHashes: [UInt64] = []
+    private let seed = UInt64.random(in: 1...UInt64.max)
+    /// Scratch space for the value being written.
+    var value = SnapshotValueWriter()
+
+    init(capacity: Int = 0) {
+        starts.reserveCapacity(capacity)
+        keyHashes.reserveCapacity(capacity)
+    }
+
+    /// Adds an entry whose key is `key` and whose value is what was written to ``value`` since
+    /// the last entry (which is then cleared). Each key is to be added once.
+    mutating func add(key: UnsafeRawBufferPointer) {
+        starts.append(UInt32(entries.count))
+        keyHashes.append(Self.hash(key, seed: seed))
+        Self.append(UInt32(key.count), to: &entries)
+        Self.append(UInt32(value.bytes.count), to: &entries)
+        entries.append(contentsOf: key)
+        entries.append(contentsOf: value.bytes)
+        value.bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds an entry whose key is the UTF-8 of `key`.
+    mutating func add(key: String) {
+        var key = key
+        key.withUTF8 { add(key: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Adds an entry whose key is the 32 bytes of `hash`.
+    mutating func add(key hash: ContentHash) {
+        withUnsafeBytes(of: SnapshotValueWriter.littleEndianWords(hash)) { add(key: $0) }
+    }
+
+    /// The section's bytes.
+    func section() -> [UInt8] {
+        var slotCount = 16
+        while slotCount < starts.count * 2 { slotCount <<= 1 }
+        if starts.isEmpty { slotCount = 0 }
+        var slots = [UInt64](repeating: 0xFFFF_FFFF, count: slotCount)
+        let mask = slotCount - 1
+        for (position, start) in starts.enumerated() {
+            var slot = Int(truncatingIfNeeded: keyHashes[position]) & mask
+            while slots[slot] != 0xFFFF_FFFF { slot = (slot + 1) & mask }
+            slots[slot] = keyHashes[position] & 0xFFFF_FFFF_0000_0000 | UInt64(start)
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(32 + slotCount * 8 + entries.count)
+        for word in [UInt64(starts.count), seed, UInt64(slotCount), UInt64(entries.count)] { Self.append(word, to: &out) }
+        slots.withUnsafeBufferPointer { buffer in
+            for word in buffer { Self.append(word, to: &out) }
+        }
+        out.append(contentsOf: entries)
+        return out
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// A seeded hash of `bytes`, eight at a time.
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+        var hash = seed ^ UInt64(truncatingIfNeeded: bytes.count) &* 0x9E37_79B9_7F4A_7C15
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            hash = mix(hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        if offset < bytes.count {
+            var tail: UInt64 = 0
+            for index in offset..<bytes.count { tail = tail << 8 | UInt64(bytes[index]) }
+            hash = mix(hash ^ tail)
+        }
+        return mix(hash)
+    }
+
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var x = value &* 0xBF58_476D_1CE4_E5B9
+        x ^= x >> 31
+        x = x &* 0x94D0_49BB_1331_11EB
+        return x ^ (x >> 29)
+    }
+}
+
+/// Writes the value of a snapshot table's entry.
+struct SnapshotValueWriter {
+    var bytes: [UInt8] = []
+
+    mutating func int(_ value: Int64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func byte(_ value: UInt8) {
+        bytes.append(value)
+    }
+
+    mutating func string(_ value: String) {
+        let utf8 = value.utf8
+        withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: utf8)
+    }
+
+    mutating func hash(_ hash: ContentHash) {
+        withUnsafeBytes(of: Self.littleEndianWords(hash)) { bytes.append(contentsOf: $0) }
+    }
+
+    static func littleEndianWords(_ hash: ContentHash) -> (UInt64, UInt64, UInt64, UInt64) {
+        (hash.words.0.littleEndian, hash.words.1.littleEndian, hash.words.2.littleEndian, hash.words.3.littleEndian)
+    }
+}
+
+/// Reads the value of a snapshot table's entry; every read is bounds-checked (`nil` past the end).
+struct SnapshotValueReader {
+    let bytes: UnsafeRawBufferPointer
+    var position = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    var isAtEnd: Bool { position == bytes.count }
+
+    mutating func int() -> Int64? {
+        guard position + 8 <= bytes.count else { return nil }
+        defer { position += 8 }
+        return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: Int64.self))
+    }
+
+    mutating func byte() -> UInt8? {
+        guard position < bytes.count else { return nil }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    mutating func string() -> String? {
+        guard position + 4 <= bytes.count else { return nil }
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        guard length <= bytes.count - position - 4 else { return nil }
+        let start = position + 4
+        position = start + length
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    }
+
+    mutating func hash() -> ContentHash? {
+        guard position + 32 <= bytes.count else { return nil }
+        defer { position += 32 }
+        func word(_ index: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + index * 8, as: UInt64.self)) }
+        return ContentHash(words: (word(0), word(1), word(2), word(3)))
+    }
+
+    /// The hash whose 32 bytes are `key`.
+    static func hash(key: UnsafeRawBufferPointer) -> ContentHash? {
+        var reader = SnapshotValueReader(key)
+        guard let hash = reader.hash(), reader.isAtEnd else { return nil }
+        return hash
+    }
+}

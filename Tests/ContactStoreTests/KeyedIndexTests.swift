@@ -1,0 +1,129 @@
+@testable import ContactStore
+import Testing
+import VCardKit
+
+/// The index's maps over the snapshot's tables: what a snapshot holds is found by key without
+/// decoding the rest, changes made since lie on top of it, and a damaged table is refused.
+@Suite struct KeyedIndexTests {
+    private func hash(_ seed: UInt64) -> ContentHash {
+        ContentHash(words: (seed &* 0x9E37_79B9_7F4A_7C15, seed, ~seed, seed &+ 7))
+    }
+
+    /// An index of `count` contacts (every fifth deleted, every seventh sharing a card with the
+    /// one before), each live one in its own file, synced with two remotes.
+    private func index(count: Int) -> BookIndex {
+        var index = BookIndex()
+        var sequence = 0
+        for number in 0..<count {
+            sequence += 1
+            let content = number % 7 == 0 && number > 0 ? hash(UInt64(number - 1)) : hash(UInt64(number))
+            index.apply(JournalEvent(operation: .add, uid: "uid-\(number)", file: "file-\(number).vcf", hash: content, previousHash: nil,
+                                     source: .folder, name: number % 3 == 0 ? nil : "Name \(number)", card: Array("card \(number)".utf8)),
+                        offset: Int64(number * 100))
+            if number % 5 == 4 {
+                sequence += 1
+                index.apply(JournalEvent(operation: .delete, uid: "uid-\(number)", file: "file-\(number).vcf", hash: nil,
+                                         previousHash: content, source: .folder), offset: Int64(number * 100 + 50))
+            }
+            for remote in ["https://a.invalid/db", "https://b.invalid/db"] where number % 2 == 0 || remote.contains("a.") {
+                index.apply(JournalEvent.synced(uid: "uid-\(number)", file: "file-\(number).vcf", remote: remote, revision: "1-\(number)",
+                                                hash: number % 5 == 4 ? nil : content), offset: 0)
+            }
+        }
+        index.stamps["file-1.vcf"] = FileStamp(size: 1, modified: 2, changed: 3, inode: 4)
+        return index
+    }
+
+    /// The summary the snapshot is saved with, and the index opened on the snapshot's tables.
+    private func reopened(_ index: BookIndex) throws -> BookIndex {
+        let bytes = IndexSnapshot.encode(index)
+        let (summary, bodyStart) = try #require(IndexSnapshot.decodeSummary(bytes))
+        return try #require(IndexSnapshot.openBody(SnapshotBytes(copying: bytes), from: bodyStart, summary: summary))
+    }
+
+    @Test func everyEntryOfASnapshotIsFoundByKeyAsItWasSaved() throws {
+        let original = index(count: 500)
+        let opened = try reopened(original)
+        #expect(opened.records.hasBase && opened.cardOffsets.hasBase)
+        for (uid, record) in original.records { #expect(opened.records[uid] == record) }
+        for (file, uids) in original.uidsByFile { #expect(opened.uidsByFile[file] == uids) }
+        for (hash, uids) in original.uidsByHash { #expect(opened.uidsByHash[hash] == uids) }
+        for (hash, offset) in original.cardOffsets { #expect(opened.cardOffsets[hash] == offset) }
+        #expect(opened.syncStates.keys.sorted() == original.syncStates.keys.sorted())
+        for (remote, states) in original.syncStates {
+            for (uid, state) in states { #expect(opened.syncStates[remote]?[uid] == state) }
+            #expect(opened.syncStates[remote] == states)
+            #expect(opened.syncedCounts[remote] == original.syncedCounts[remote])
+        }
+        #expect(opened.records == original.records && opened.uidsByFile == original.uidsByFile)
+        #expect(opened.uidsByHash == original.uidsByHash && opened.cardOffsets == original.cardOffsets)
+        #expect(opened.liveCount == original.liveCount && opened.records.count == original.records.count)
+        #expect(opened.stamps["file-1.vcf"] == FileStamp(size: 1, modified: 2, changed: 3, inode: 4))
+        // Keys that were never saved are not found.
+        #expect(opened.records["uid-500"] == nil && opened.uidsByFile["file-4.vcf"] == nil && opened.cardOffsets[hash(9999)] == nil)
+    }
+
+    @Test func eventsAppliedAfterOpeningGiveWhatTheyGiveInMemory() throws {
+        var inMemory = index(count: 300)
+        var opened = try reopened(inMemory)
+        let events: [JournalEvent] = [
+            JournalEvent(operation: .update, uid: "uid-10", file: "file-10.vcf", hash: hash(77_777), previousHash: hash(10), source: .folder),
+            JournalEvent(operation: .delete, uid: "uid-11", file: "file-11.vcf", hash: nil, previousHash: hash(11), source: .folder),
+            JournalEvent(operation: .add, uid: "uid-14", file: "file-14.vcf", hash: hash(14), previousHash: nil, source: .folder),
+            JournalEvent(operation: .rename, uid: "uid-12", file: "moved.vcf", hash: hash(12), previousHash: hash(12), source: .folder),
+            JournalEvent(operation: .add, uid: "fresh", file: "file-20.vcf", hash: hash(20), previousHash: nil, source: .folder, card: [1, 2]),
+            JournalEvent.synced(uid: "uid-10", file: "f.vcf", remote: "https://a.invalid/db", revision: "2-x", hash: hash(77_777)),
+            JournalEvent.synced(uid: "uid-11", file: "f.vcf", remote: "https://b.invalid/db", revision: "3-x", hash: nil),
+            JournalEvent.synced(uid: "fresh", file: "f.vcf", remote: "https://c.invalid/db", revision: "1-y", hash: hash(20)),
+        ]
+        for (position, event) in events.enumerated() {
+            inMemory.apply(event, offset: Int64(1_000_000 + position))
+            opened.apply(event, offset: Int64(1_000_000 + position))
+        }
+        inMemory.stamps["file-10.vcf"] = nil
+        opened.stamps["file-10.vcf"] = nil
+        #expect(opened.records == inMemory.records && opened.uidsByFile == inMemory.uidsByFile)
+        #expect(opened.uidsByHash == inMemory.uidsByHash && opened.cardOffsets == inMemory.cardOffsets)
+        #expect(opened.syncStates == inMemory.syncStates && opened.syncedCounts == inMemory.syncedCounts)
+        #expect(opened.liveCount == inMemory.liveCount && opened.stamps == inMemory.stamps)
+        #expect(opened.uidsByFile["file-20.vcf"] == ["uid-20", "fresh"])
+        #expect(opened.uidsByFile["file-12.vcf"] == nil && opened.uidsByFile["moved.vcf"] == ["uid-12"])
+        #expect(IndexSummary(of: opened) == IndexSummary(of: inMemory))
+    }
+
+    @Test func aChangedByteInAnyTableIsRefused() throws {
+        let bytes = IndexSnapshot.encode(index(count: 200))
+        let (summary, bodyStart) = try #require(IndexSnapshot.decodeSummary(bytes))
+        #expect(IndexSnapshot.openBody(SnapshotBytes(copying: bytes), from: bodyStart, summary: summary) != nil)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            var damaged = bytes
+            let at = Int.random(in: bodyStart..<bytes.count, using: &generator)
+            damaged[at] ^= UInt8.random(in: 1...255, using: &generator)
+            #expect(IndexSnapshot.openBody(SnapshotBytes(copying: damaged), from: bodyStart, summary: summary) == nil, "byte \(at)")
+        }
+        // Cut short anywhere in the body.
+        for end in stride(from: bodyStart, to: bytes.count, by: max(1, (bytes.count - bodyStart) / 97)) {
+            #expect(IndexSnapshot.openBody(SnapshotBytes(copying: Array(bytes[..<end])), from: bodyStart, summary: summary) == nil)
+        }
+    }
+
+    @Test func aKeyedMapCountsAndRemovesOverItsBase() throws {
+        let opened = try reopened(index(count: 50))
+        var records = opened.records
+        let count = records.count
+        records["uid-0"] = nil
+        records["uid-0"] = nil
+        records["nobody"] = nil
+        #expect(records.count == count - 1 && records["uid-0"] == nil)
+        #expect(!records.keys.contains("uid-0") && records.values.count == count - 1)
+        let back = try #require(opened.records["uid-0"])
+        records.updateValue(back, forKey: "uid-0")
+        records["extra"] = back
+        #expect(records.count == count + 1 && records["uid-0"] == back)
+        #expect(records.dictionary.count == count + 1)
+        var plain: KeyedMap<String, Int> = ["a": 1]
+        plain["a"] = nil
+        #expect(plain.isEmpty && plain.changedEntries.isEmpty)
+    }
+}
