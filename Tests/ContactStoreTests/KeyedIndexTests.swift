@@ -89,6 +89,17 @@ import VCardKit
         #expect(opened.uidsByFile["file-20.vcf"] == ["uid-20", "fresh"])
         #expect(opened.uidsByFile["file-12.vcf"] == nil && opened.uidsByFile["moved.vcf"] == ["uid-12"])
         #expect(IndexSummary(of: opened) == IndexSummary(of: inMemory))
+        // Saved again (the unchanged entries copied as they are) and reopened: the same index.
+        let again = try reopened(opened)
+        #expect(again.records == inMemory.records && again.uidsByFile == inMemory.uidsByFile)
+        #expect(again.uidsByHash == inMemory.uidsByHash && again.cardOffsets == inMemory.cardOffsets)
+        #expect(again.syncStates == inMemory.syncStates && again.syncedCounts == inMemory.syncedCounts)
+        // The changes saved in a delta's overlay and laid over the first snapshot: the same index.
+        var overlaid = try reopened(index(count: 300))
+        #expect(IndexOverlay.apply(try #require(IndexOverlay.encode(opened)), to: &overlaid))
+        #expect(overlaid.records == inMemory.records && overlaid.uidsByFile == inMemory.uidsByFile)
+        #expect(overlaid.uidsByHash == inMemory.uidsByHash && overlaid.cardOffsets == inMemory.cardOffsets)
+        #expect(overlaid.syncStates == inMemory.syncStates)
     }
 
     @Test func aChangedByteInAnyTableIsRefused() throws {

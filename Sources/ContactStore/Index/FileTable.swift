@@ -190,29 +190,9 @@ struct FileTable: Sendable {
     /// Chosen once per process, so that which names share a slot cannot be planned from outside.
     private static let seed = UInt64.random(in: 1...UInt64.max)
 
-    /// A hash of `bytes`, eight at a time.
+    /// A hash of `bytes` (``SnapshotTableWriter/hash(_:seed:)`` with the process's seed).
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var hash = seed ^ UInt64(truncatingIfNeeded: bytes.count) &* 0x9E37_79B9_7F4A_7C15
-        guard let base = bytes.baseAddress else { return mix(hash) }
-        let raw = UnsafeRawPointer(base)
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-        }
-        if offset < bytes.count {
-            var tail: UInt64 = 0
-            for index in offset..<bytes.count { tail = tail << 8 | UInt64(bytes[index]) }
-            hash = mix(hash ^ tail)
-        }
-        return mix(hash)
-    }
-
-    private static func mix(_ value: UInt64) -> UInt64 {
-        var x = value &* 0xBF58_476D_1CE4_E5B9
-        x ^= x >> 31
-        x = x &* 0x94D0_49BB_1331_11EB
-        return x ^ (x >> 29)
+        SnapshotTableWriter.hash(UnsafeRawBufferPointer(bytes), seed: seed)
     }
 
     /// Calls `body` with the UTF-8 bytes of `name` (in place for a native string).

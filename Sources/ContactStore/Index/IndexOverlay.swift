@@ -17,43 +17,26 @@ enum IndexOverlay {
         guard index.records.hasBase, index.uidsByFile.hasBase, index.uidsByHash.hasBase, index.cardOffsets.hasBase else { return nil }
         var out = SnapshotValueWriter()
         var value = SnapshotValueWriter()
-        func entry(_ present: Bool) {
-            if present {
+        /// The count of `changes`, then each key and its value's length and bytes (or removal).
+        func write<Key, Value>(_ changes: [Key: Value?], key: (Key, inout SnapshotValueWriter) -> Void,
+                               encode: (Value, inout SnapshotValueWriter) -> Void) {
+            out.int(Int64(changes.count))
+            for (entryKey, entry) in changes {
+                key(entryKey, &out)
+                guard let entry else {
+                    withUnsafeBytes(of: removed.littleEndian) { out.bytes.append(contentsOf: $0) }
+                    continue
+                }
+                encode(entry, &value)
                 withUnsafeBytes(of: UInt32(value.bytes.count).littleEndian) { out.bytes.append(contentsOf: $0) }
                 out.bytes.append(contentsOf: value.bytes)
-            } else {
-                withUnsafeBytes(of: removed.littleEndian) { out.bytes.append(contentsOf: $0) }
+                value.bytes.removeAll(keepingCapacity: true)
             }
-            value.bytes.removeAll(keepingCapacity: true)
         }
-        let records = index.records.changedEntries
-        out.int(Int64(records.count))
-        for (uid, record) in records {
-            out.string(uid)
-            if let record { IndexTables.encode(record, into: &value) }
-            entry(record != nil)
-        }
-        let byFile = index.uidsByFile.changedEntries
-        out.int(Int64(byFile.count))
-        for (file, uids) in byFile {
-            out.string(file)
-            if let uids { IndexTables.encode(uids, into: &value) }
-            entry(uids != nil)
-        }
-        let byHash = index.uidsByHash.changedEntries
-        out.int(Int64(byHash.count))
-        for (hash, uids) in byHash {
-            out.hash(hash)
-            if let uids { IndexTables.encode(uids, into: &value) }
-            entry(uids != nil)
-        }
-        let offsets = index.cardOffsets.changedEntries
-        out.int(Int64(offsets.count))
-        for (hash, offset) in offsets {
-            out.hash(hash)
-            if let offset { value.int(offset) }
-            entry(offset != nil)
-        }
+        write(index.records.changedEntries, key: { $1.string($0) }, encode: IndexTables.encode)
+        write(index.uidsByFile.changedEntries, key: { $1.string($0) }, encode: IndexTables.encode)
+        write(index.uidsByHash.changedEntries, key: { $1.hash($0) }, encode: IndexTables.encode)
+        write(index.cardOffsets.changedEntries, key: { $1.hash($0) }, encode: { offset, out in out.int(offset) })
         // Every remote the index or its snapshot knows: removed ones too.
         let remotes = Set(index.syncStates.keys).union(index.snapshotRemotes).sorted()
         out.int(Int64(remotes.count))
@@ -64,13 +47,7 @@ enum IndexOverlay {
                 continue
             }
             out.byte(states.hasBase ? 1 : 2)
-            let changed = states.changedEntries
-            out.int(Int64(changed.count))
-            for (uid, state) in changed {
-                out.string(uid)
-                if let state { IndexTables.encode(state, into: &value) }
-                entry(state != nil)
-            }
+            write(states.changedEntries, key: { $1.string($0) }, encode: IndexTables.encode)
         }
         return out.bytes
     }
@@ -80,60 +57,32 @@ enum IndexOverlay {
     static func apply(_ bytes: [UInt8], to index: inout BookIndex) -> Bool {
         bytes.withUnsafeBytes { raw in
             var input = SnapshotValueReader(raw)
-            func value() -> UnsafeRawBufferPointer?? {
-                guard input.position + 4 <= raw.count else { return nil }
-                let length = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: input.position, as: UInt32.self))
-                input.position += 4
-                if length == removed { return .some(nil) }
-                guard Int(length) <= raw.count - input.position else { return nil }
-                defer { input.position += Int(length) }
-                return .some(UnsafeRawBufferPointer(rebasing: raw[input.position..<(input.position + Int(length))]))
-            }
-            func count() -> Int? {
-                guard let count = input.int(), count >= 0, count <= Int64(raw.count) else { return nil }
-                return Int(count)
-            }
-            guard let recordCount = count() else { return false }
-            for _ in 0..<recordCount {
-                guard let uid = input.string(), let bytes = value() else { return false }
-                if let bytes {
-                    guard let record = IndexTables.decodeRecord(uid: uid, bytes) else { return false }
-                    index.records[uid] = record
-                } else {
-                    index.records[uid] = nil
+            /// Reads a count, then as many keys with their values, handing each to `set`.
+            func read<Key, Value>(key: (inout SnapshotValueReader) -> Key?, decode: (Key, UnsafeRawBufferPointer) -> Value?,
+                                  set: (Key, Value?) -> Void) -> Bool {
+                guard let count = input.int(), count >= 0, count <= Int64(raw.count) else { return false }
+                for _ in 0..<count {
+                    guard let entryKey = key(&input), input.position + 4 <= raw.count else { return false }
+                    let length = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: input.position, as: UInt32.self))
+                    input.position += 4
+                    if length == removed {
+                        set(entryKey, nil)
+                        continue
+                    }
+                    guard Int(length) <= raw.count - input.position,
+                          let entry = decode(entryKey, UnsafeRawBufferPointer(rebasing: raw[input.position..<(input.position + Int(length))]))
+                    else { return false }
+                    input.position += Int(length)
+                    set(entryKey, entry)
                 }
+                return true
             }
-            guard let fileCount = count() else { return false }
-            for _ in 0..<fileCount {
-                guard let file = input.string(), let bytes = value() else { return false }
-                if let bytes {
-                    guard let uids = IndexTables.decodeUIDs(bytes) else { return false }
-                    index.uidsByFile[file] = uids
-                } else {
-                    index.uidsByFile[file] = nil
-                }
-            }
-            guard let hashCount = count() else { return false }
-            for _ in 0..<hashCount {
-                guard let hash = input.hash(), let bytes = value() else { return false }
-                if let bytes {
-                    guard let uids = IndexTables.decodeUIDs(bytes) else { return false }
-                    index.uidsByHash[hash] = uids
-                } else {
-                    index.uidsByHash[hash] = nil
-                }
-            }
-            guard let offsetCount = count() else { return false }
-            for _ in 0..<offsetCount {
-                guard let hash = input.hash(), let bytes = value() else { return false }
-                if let bytes {
-                    guard let offset = IndexTables.decodeOffset(bytes) else { return false }
-                    index.cardOffsets[hash] = offset
-                } else {
-                    index.cardOffsets[hash] = nil
-                }
-            }
-            guard let remoteCount = count() else { return false }
+            guard read(key: { $0.string() }, decode: IndexTables.decodeRecord, set: { index.records[$0] = $1 }),
+                  read(key: { $0.string() }, decode: { IndexTables.decodeUIDs($1) }, set: { index.uidsByFile[$0] = $1 }),
+                  read(key: { $0.hash() }, decode: { IndexTables.decodeUIDs($1) }, set: { index.uidsByHash[$0] = $1 }),
+                  read(key: { $0.hash() }, decode: { IndexTables.decodeOffset($1) }, set: { index.cardOffsets[$0] = $1 }),
+                  let remoteCount = input.int(), remoteCount >= 0, remoteCount <= Int64(raw.count)
+            else { return false }
             for _ in 0..<remoteCount {
                 guard let remote = input.string(), let kind = input.byte() else { return false }
                 switch kind {
@@ -147,16 +96,8 @@ enum IndexOverlay {
                 default:
                     return false
                 }
-                guard let stateCount = count() else { return false }
-                for _ in 0..<stateCount {
-                    guard let uid = input.string(), let bytes = value() else { return false }
-                    if let bytes {
-                        guard let state = IndexTables.decodeState(bytes) else { return false }
-                        index.syncStates[remote]![uid] = state
-                    } else {
-                        index.syncStates[remote]![uid] = nil
-                    }
-                }
+                guard read(key: { $0.string() }, decode: { IndexTables.decodeState($1) }, set: { index.syncStates[remote]![$0] = $1 })
+                else { return false }
             }
             return input.isAtEnd
         }

@@ -47,43 +47,33 @@ enum IndexSnapshot {
         directory.int(Int64(remotes.count))
         for remote in remotes { directory.string(remote) }
         emitSection(directory.bytes, emit)
-        var records = SnapshotTableWriter(capacity: index.records.count)
-        index.records.forEachEntry { uid, record in
-            IndexTables.encode(record, into: &records.value)
-            records.add(key: uid)
-        }
-        emitSection(records.section(), emit)
-        records = SnapshotTableWriter()
-        var byFile = SnapshotTableWriter(capacity: index.uidsByFile.count)
-        index.uidsByFile.forEachEntry { file, uids in
-            IndexTables.encode(uids, into: &byFile.value)
-            byFile.add(key: file)
-        }
-        emitSection(byFile.section(), emit)
-        byFile = SnapshotTableWriter()
-        var byHash = SnapshotTableWriter(capacity: index.uidsByHash.count)
-        index.uidsByHash.forEachEntry { hash, uids in
-            IndexTables.encode(uids, into: &byHash.value)
-            byHash.add(key: hash)
-        }
-        emitSection(byHash.section(), emit)
-        byHash = SnapshotTableWriter()
-        var offsets = SnapshotTableWriter(capacity: index.cardOffsets.count)
-        index.cardOffsets.forEachEntry { hash, offset in
-            offsets.value.int(offset)
-            offsets.add(key: hash)
-        }
-        emitSection(offsets.section(), emit)
-        offsets = SnapshotTableWriter()
+        emitTable(index.records, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
+        emitTable(index.uidsByFile, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
+        emitTable(index.uidsByHash, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
+        emitTable(index.cardOffsets, emit, add: { $0.add(key: $1) }, encode: { offset, out in out.int(offset) })
         for remote in remotes {
-            let states = index.syncStates[remote] ?? [:]
-            var table = SnapshotTableWriter(capacity: states.count)
-            states.forEachEntry { uid, state in
-                IndexTables.encode(state, into: &table.value)
-                table.add(key: uid)
-            }
-            emitSection(table.section(), emit)
+            emitTable(index.syncStates[remote] ?? [:], emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
         }
+    }
+
+    /// Emits the table of `map` as a body section. Entries of its base that did not change are
+    /// copied as they are, not decoded and encoded again.
+    private static func emitTable<Key, Value>(_ map: KeyedMap<Key, Value>, _ emit: ([UInt8]) -> Void,
+                                              add: (inout SnapshotTableWriter, Key) -> Void,
+                                              encode: (Value, inout SnapshotValueWriter) -> Void) {
+        var writer = SnapshotTableWriter(capacity: map.count)
+        if map.forEachUnchangedEncodedEntry({ key, value in writer.add(key: key, value: value) }) {
+            map.forEachChangedEntry { key, value in
+                encode(value, &writer.value)
+                add(&writer, key)
+            }
+        } else {
+            map.forEachEntry { key, value in
+                encode(value, &writer.value)
+                add(&writer, key)
+            }
+        }
+        emitSection(writer.section(), emit)
     }
 
     /// Emits a body section: its length, its bytes, their checksum.
@@ -312,12 +302,12 @@ enum IndexSnapshot {
             tables.append(table)
         }
         var index = BookIndex()
-        index.records = KeyedMap(base: IndexTables.Records(table: tables[0]))
-        index.uidsByFile = KeyedMap(base: IndexTables.UIDsByFile(table: tables[1]))
-        index.uidsByHash = KeyedMap(base: IndexTables.UIDsByHash(table: tables[2]))
-        index.cardOffsets = KeyedMap(base: IndexTables.CardOffsets(table: tables[3]))
+        index.records = KeyedMap(base: IndexTables.records(tables[0]))
+        index.uidsByFile = KeyedMap(base: IndexTables.uidsByFile(tables[1]))
+        index.uidsByHash = KeyedMap(base: IndexTables.uidsByHash(tables[2]))
+        index.cardOffsets = KeyedMap(base: IndexTables.cardOffsets(tables[3]))
         for (remote, table) in zip(remotes, tables.dropFirst(4)) {
-            index.syncStates[remote] = KeyedMap(base: IndexTables.SyncStates(table: table))
+            index.syncStates[remote] = KeyedMap(base: IndexTables.syncStates(table))
         }
         for (remote, tally) in summary.remotes where index.syncStates[remote] != nil { index.syncedCounts[remote] = tally.synced }
         index.snapshotRemotes = remotes

@@ -17,6 +17,57 @@ enum IndexTables {
 
     static func string(_ key: UnsafeRawBufferPointer) -> String { String(decoding: key, as: UTF8.self) }
 
+    /// A map's base that is a snapshot table: keys and values are decoded from its entries
+    /// as they are looked up.
+    struct Table<Key: Hashable & Sendable, Value: Sendable>: KeyedBase {
+        let table: SnapshotTable
+        /// Calls its closure with the bytes of a key.
+        let withKeyBytes: @Sendable (Key, (UnsafeRawBufferPointer) -> UnsafeRawBufferPointer?) -> UnsafeRawBufferPointer?
+        /// The key whose bytes are given, or `nil` when they are not one.
+        let decodeKey: @Sendable (UnsafeRawBufferPointer) -> Key?
+        /// The value of an entry (its key, its bytes), or `nil` when the bytes are not one.
+        let decodeValue: @Sendable (Key, UnsafeRawBufferPointer) -> Value?
+
+        var count: Int { table.count }
+
+        func lookup(_ key: Key) -> Value? {
+            guard let bytes = withKeyBytes(key, { table.value(forKey: $0) }) else { return nil }
+            return decodeValue(key, bytes)
+        }
+
+        func forEachEntry(_ body: (Key, Value) -> Void) {
+            table.forEachEntry { keyBytes, valueBytes in
+                if let key = decodeKey(keyBytes), let value = decodeValue(key, valueBytes) { body(key, value) }
+            }
+        }
+
+        func forEachEncodedEntry(_ body: (Key, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool {
+            table.forEachEntry { keyBytes, valueBytes in
+                if let key = decodeKey(keyBytes) { body(key, keyBytes, valueBytes) }
+            }
+            return true
+        }
+    }
+
+    /// A table keyed by strings (UIDs, file names).
+    static func byString<Value>(_ table: SnapshotTable, _ decode: @escaping @Sendable (String, UnsafeRawBufferPointer) -> Value?)
+        -> Table<String, Value> {
+        Table(table: table, withKeyBytes: { key, body in withKey(key, body) }, decodeKey: { string($0) }, decodeValue: decode)
+    }
+
+    /// A table keyed by content hashes.
+    static func byHash<Value>(_ table: SnapshotTable, _ decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Value?)
+        -> Table<ContentHash, Value> {
+        Table(table: table, withKeyBytes: { key, body in withKey(key, body) }, decodeKey: { SnapshotValueReader.hash(key: $0) },
+              decodeValue: { _, bytes in decode(bytes) })
+    }
+
+    static func records(_ table: SnapshotTable) -> Table<String, ContactRecord> { byString(table) { decodeRecord(uid: $0, $1) } }
+    static func uidsByFile(_ table: SnapshotTable) -> Table<String, [String]> { byString(table) { decodeUIDs($1) } }
+    static func uidsByHash(_ table: SnapshotTable) -> Table<ContentHash, [String]> { byHash(table, decodeUIDs) }
+    static func cardOffsets(_ table: SnapshotTable) -> Table<ContentHash, Int64> { byHash(table, decodeOffset) }
+    static func syncStates(_ table: SnapshotTable) -> Table<String, RemoteSyncState> { byString(table) { decodeState($1) } }
+
     // MARK: - Contact records, by UID
 
     static func encode(_ record: ContactRecord, into out: inout SnapshotValueWriter) {
@@ -53,21 +104,6 @@ enum IndexTables {
         return record
     }
 
-    struct Records: KeyedBase {
-        let table: SnapshotTable
-        var count: Int { table.count }
-        func lookup(_ uid: String) -> ContactRecord? {
-            guard let value = withKey(uid, { table.value(forKey: $0) }) else { return nil }
-            return decodeRecord(uid: uid, value)
-        }
-        func forEachEntry(_ body: (String, ContactRecord) -> Void) {
-            table.forEachEntry { key, value in
-                let uid = string(key)
-                if let record = decodeRecord(uid: uid, value) { body(uid, record) }
-            }
-        }
-    }
-
     // MARK: - UIDs, by file and by content
 
     static func encode(_ uids: [String], into out: inout SnapshotValueWriter) {
@@ -87,49 +123,12 @@ enum IndexTables {
         return input.isAtEnd ? uids : nil
     }
 
-    struct UIDsByFile: KeyedBase {
-        let table: SnapshotTable
-        var count: Int { table.count }
-        func lookup(_ file: String) -> [String]? {
-            withKey(file) { table.value(forKey: $0) }.flatMap(decodeUIDs)
-        }
-        func forEachEntry(_ body: (String, [String]) -> Void) {
-            table.forEachEntry { key, value in if let uids = decodeUIDs(value) { body(string(key), uids) } }
-        }
-    }
-
-    struct UIDsByHash: KeyedBase {
-        let table: SnapshotTable
-        var count: Int { table.count }
-        func lookup(_ hash: ContentHash) -> [String]? {
-            withKey(hash) { table.value(forKey: $0) }.flatMap(decodeUIDs)
-        }
-        func forEachEntry(_ body: (ContentHash, [String]) -> Void) {
-            table.forEachEntry { key, value in
-                if let hash = SnapshotValueReader.hash(key: key), let uids = decodeUIDs(value) { body(hash, uids) }
-            }
-        }
-    }
-
     // MARK: - Card offsets, by content
 
     static func decodeOffset(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         var input = SnapshotValueReader(bytes)
         guard let offset = input.int(), input.isAtEnd else { return nil }
         return offset
-    }
-
-    struct CardOffsets: KeyedBase {
-        let table: SnapshotTable
-        var count: Int { table.count }
-        func lookup(_ hash: ContentHash) -> Int64? {
-            withKey(hash) { table.value(forKey: $0) }.flatMap(decodeOffset)
-        }
-        func forEachEntry(_ body: (ContentHash, Int64) -> Void) {
-            table.forEachEntry { key, value in
-                if let hash = SnapshotValueReader.hash(key: key), let offset = decodeOffset(value) { body(hash, offset) }
-            }
-        }
     }
 
     // MARK: - Sync states, by UID (one table per remote)
@@ -146,17 +145,6 @@ enum IndexTables {
         var state = RemoteSyncState(revision: revision, hash: nil)
         if flag == 1 { guard let hash = input.hash() else { return nil }; state.hash = hash }
         return input.isAtEnd ? state : nil
-    }
-
-    struct SyncStates: KeyedBase {
-        let table: SnapshotTable
-        var count: Int { table.count }
-        func lookup(_ uid: String) -> RemoteSyncState? {
-            withKey(uid) { table.value(forKey: $0) }.flatMap(decodeState)
-        }
-        func forEachEntry(_ body: (String, RemoteSyncState) -> Void) {
-            table.forEachEntry { key, value in if let state = decodeState(value) { body(string(key), state) } }
-        }
     }
 
     // MARK: - File stamps, from a summary

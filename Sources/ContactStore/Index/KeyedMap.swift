@@ -9,6 +9,13 @@ protocol KeyedBase<Key, Value>: Sendable {
     func lookup(_ key: Key) -> Value?
     /// Calls `body` with every entry, decoded, in the order they are stored.
     func forEachEntry(_ body: (Key, Value) -> Void)
+    /// Calls `body` with every entry's key, decoded, and its key and value bytes as a
+    /// ``SnapshotTable`` holds them; `false` (without calling it) when the base is not one.
+    func forEachEncodedEntry(_ body: (Key, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool
+}
+
+extension KeyedBase {
+    func forEachEncodedEntry(_ body: (Key, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool { false }
 }
 
 /// A dictionary over a ``KeyedBase``: what the base holds, with the changes made since on top.
@@ -103,6 +110,24 @@ struct KeyedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
         for (key, value) in changes {
             if let value { try body(key, value) }
+        }
+    }
+
+    /// Calls `body` with the key and value bytes of every entry of the base that was not changed
+    /// since, as its snapshot table holds them; `false` (without calling it) when the base is not
+    /// a snapshot table. With ``forEachChangedEntry(_:)``, every entry: what a new table of the
+    /// map is written from without decoding the entries that did not change.
+    func forEachUnchangedEncodedEntry(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool {
+        guard let base else { return false }
+        return base.forEachEncodedEntry { key, keyBytes, valueBytes in
+            if changes[key] == nil { body(keyBytes, valueBytes) }
+        }
+    }
+
+    /// Calls `body` with every entry set since the base.
+    func forEachChangedEntry(_ body: (Key, Value) -> Void) {
+        for (key, value) in changes {
+            if let value { body(key, value) }
         }
     }
 

@@ -172,6 +172,12 @@ struct SnapshotTableWriter {
         value.bytes.removeAll(keepingCapacity: true)
     }
 
+    /// Adds an entry whose key and value are the given bytes (copied from another table).
+    mutating func add(key: UnsafeRawBufferPointer, value bytes: UnsafeRawBufferPointer) {
+        value.bytes.append(contentsOf: bytes)
+        add(key: key)
+    }
+
     /// Adds an entry whose key is the UTF-8 of `key`.
     mutating func add(key: String) {
         var key = key
