@@ -309,7 +309,11 @@ public actor AddressBook {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .io(temporary, "cannot write the index", errno: errno) }
         var failure: ContactStoreError?
-        IndexSnapshot.encode(index) { piece in
+        // The summary the book opened with, brought up to date from what changed: not made again
+        // from every contact (checked against that in debug builds).
+        let current = summaryTracksIndex ? summary.updated(with: index) : nil
+        assert(current == nil || current == IndexSummary(of: index), "the summary brought up to date differs from the index's")
+        IndexSnapshot.encode(index, summary: current) { piece in
             guard failure == nil else { return }
             do throws(ContactStoreError) { try POSIX.writeAll(fd, piece, path: temporary) } catch { failure = error }
         }

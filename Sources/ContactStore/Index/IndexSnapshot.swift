@@ -28,8 +28,10 @@ enum IndexSnapshot {
 
     /// Encodes the snapshot in pieces of about 1 MiB handed to `emit`, so that saving a large
     /// index does not hold a second copy of it in memory.
-    static func encode(_ index: BookIndex, emit: ([UInt8]) -> Void) {
-        let summary = IndexSummary(of: index)
+    /// - Parameter summary: the index's summary when the caller has it up to date (otherwise it
+    ///   is made from every record and file of the index).
+    static func encode(_ index: BookIndex, summary: IndexSummary? = nil, emit: ([UInt8]) -> Void) {
+        let summary = summary ?? IndexSummary(of: index)
         var header = ByteWriter()
         encodeSummary(summary, into: &header)
         var out = ByteWriter()
