@@ -72,8 +72,7 @@ extension AddressBook {
             replayed.stamps = [:]
             replayed.journalLines = index.journalLines
             replayed.journalSize = index.journalSize
-            index = replayed
-            indexChanged = true
+            replaceIndex(with: replayed)
             report.indexRebuilt = true
         }
         // Folder.
@@ -240,7 +239,7 @@ extension AddressBook {
         rebuilt.stamps = stamps
         rebuilt.lastScan = index.lastScan
         rebuilt.lastSequence = max(rebuilt.lastSequence, index.lastSequence)
-        index = rebuilt
+        replaceIndex(with: rebuilt)
         try saveSnapshot()
         report.bytesAfter = POSIX.stamp(journalPath)?.size ?? 0
         return report

@@ -302,6 +302,16 @@ public actor AddressBook {
         try saveSnapshot()
     }
 
+    /// Replaces the whole index with one rebuilt from the journal: the summary the book opened
+    /// with no longer follows it, and the snapshot on disk is no base to save a delta against.
+    func replaceIndex(with rebuilt: BookIndex) {
+        loadIndexIfNeeded()
+        loadedIndex = rebuilt
+        summaryTracksIndex = false
+        snapshotBase = nil
+        indexChanged = true
+    }
+
     /// Writes the whole index snapshot atomically and removes the delta (which named the old one).
     func saveSnapshot() throws(ContactStoreError) {
         let temporary = metaDirectory + "/" + POSIX.temporaryName(for: Self.snapshotName)
