@@ -1,9 +1,10 @@
 /// A snapshot whose body is not read yet: the book runs on its ``IndexSummary`` (with the
 /// ``IndexDelta`` applied, when there is one) until a call needs the whole index, which is then
 /// mapped, checked, opened on its tables (``IndexSnapshot/openBody(_:from:summary:)``: nothing is
-/// decoded until it is looked up) and brought up to date: the journal lines between the snapshot and the
-/// delta are replayed onto it, the delta's file stamps are taken, then the events after the
-/// delta (checkpoints, and those recorded since opening) are applied.
+/// decoded until it is looked up) and brought up to date: the delta's changes
+/// (``IndexOverlay``) are laid over it (or, for a delta without them, the journal lines between
+/// the snapshot and the delta are replayed onto it), the delta's file stamps are taken, then the
+/// events after the delta (checkpoints, and those recorded since opening) are applied.
 struct DeferredIndex: Sendable {
     /// The snapshot file.
     var path: String
