@@ -65,6 +65,22 @@ struct BookIndex: Sendable {
         return live
     }
 
+    /// Takes from `summary` what it holds of the index (the journal position, the scan time,
+    /// the checkpoints, the live and synced counts, the files' stamps): the rest of an index
+    /// whose maps were opened on a snapshot's tables, as they stand where `summary` was made.
+    mutating func take(_ summary: IndexSummary) {
+        stamps = KeyedMap(base: IndexTables.Stamps(summary.files))
+        liveCount = summary.liveCount
+        syncedCounts = [:]
+        for remote in syncStates.keys { syncedCounts[remote] = summary.remotes[remote]?.synced ?? 0 }
+        lastScan = summary.lastScan
+        journalSize = summary.journalSize
+        journalLines = summary.journalLines
+        lastSequence = summary.lastSequence
+        checkpoints = summary.checkpoints
+        checkpointTimes = summary.checkpointTimes
+    }
+
     /// Applies one event read from (or just written to) the journal at `offset`.
     mutating func apply(_ event: JournalEvent, offset: Int64) {
         lastSequence = max(lastSequence, event.sequence)

@@ -30,24 +30,16 @@ struct DeferredIndex: Sendable {
     /// contacts the delta counted.
     func decode(current: IndexSummary) -> BookIndex? {
         // The snapshot is mapped, not read: its tables are read where they are, one key at a time.
+        // Its summary was checked when the book opened: the checksum stored after it names it.
         guard let bytes = SnapshotBytes(mapping: path),
-              let length = IndexSnapshot.summaryLength(Array(bytes.buffer(0..<min(16, bytes.count)))), length <= bytes.count,
-              let (checksum, bodyStart) = IndexSnapshot.summaryChecksum(Array(bytes.buffer(0..<length))),
-              checksum == summaryChecksum, var index = IndexSnapshot.openBody(bytes, from: bodyStart, summary: saved)
+              let bodyStart = IndexSnapshot.summaryLength(Array(bytes.buffer(0..<min(16, bytes.count)))), bodyStart <= bytes.count,
+              UInt64(littleEndian: bytes.start.loadUnaligned(fromByteOffset: bodyStart - 8, as: UInt64.self)) == summaryChecksum,
+              var index = IndexSnapshot.openBody(bytes, from: bodyStart, summary: saved)
         else { return nil }
         if hasDelta, let overlay, IndexOverlay.apply(overlay, to: &index) {
-            // The delta's changes laid over the snapshot's tables: nothing replayed. The counts
-            // are the delta's summary's.
-            index.stamps = KeyedMap(base: IndexTables.Stamps(covered.files))
-            index.lastScan = covered.lastScan
-            index.checkpoints = covered.checkpoints
-            index.checkpointTimes = covered.checkpointTimes
-            index.liveCount = covered.liveCount
-            index.lastSequence = covered.lastSequence
-            index.journalSize = covered.journalSize
-            index.journalLines = covered.journalLines
-            index.syncedCounts = [:]
-            for remote in index.syncStates.keys { index.syncedCounts[remote] = covered.remotes[remote]?.synced ?? 0 }
+            // The delta's changes laid over the snapshot's tables: nothing replayed. The rest is
+            // the delta's summary's.
+            index.take(covered)
         } else if hasDelta {
             if overlay != nil, let reopened = IndexSnapshot.openBody(bytes, from: bodyStart, summary: saved) { index = reopened }
             let end = covered.journalSize

@@ -26,8 +26,8 @@ enum IndexSnapshot {
         return all
     }
 
-    /// Encodes the snapshot in pieces of about 1 MiB handed to `emit`, so that saving a large
-    /// index does not hold a second copy of it in memory.
+    /// Encodes the snapshot in pieces handed to `emit` (the summary, then each section), so that
+    /// saving a large index holds at most one table's bytes besides the index.
     /// - Parameter summary: the index's summary when the caller has it up to date (otherwise it
     ///   is made from every record and file of the index).
     static func encode(_ index: BookIndex, summary: IndexSummary? = nil, emit: ([UInt8]) -> Void) {
@@ -35,12 +35,11 @@ enum IndexSnapshot {
         var header = ByteWriter()
         encodeSummary(summary, into: &header)
         var out = ByteWriter()
-        out.bytes.reserveCapacity(1 << 20 + 4096)
         out.bytes.append(contentsOf: magic)
         out.int(Int64(header.bytes.count))
         out.bytes.append(contentsOf: header.bytes)
         out.int(Int64(bitPattern: SnapshotChecksum.of(header.bytes)))
-        out.flush(emit)
+        emit(out.bytes)
         // The body: a directory (the remotes), then one table a section, each with its length and
         // checksum: the contacts, the live ones by file and by content, the card offsets, then
         // each remote's sync states. Made and written one at a time.
@@ -64,16 +63,12 @@ enum IndexSnapshot {
                                               add: (inout SnapshotTableWriter, Key) -> Void,
                                               encode: (Value, inout SnapshotValueWriter) -> Void) {
         var writer = SnapshotTableWriter(capacity: map.count)
-        if map.forEachUnchangedEncodedEntry({ key, value in writer.add(key: key, value: value) }) {
-            map.forEachChangedEntry { key, value in
-                encode(value, &writer.value)
-                add(&writer, key)
-            }
-        } else {
-            map.forEachEntry { key, value in
-                encode(value, &writer.value)
-                add(&writer, key)
-            }
+        let copied = map.forEachUnchangedEncodedEntry { key, value in writer.add(key: key, value: value) }
+        // The rest (every entry when nothing was copied), encoded.
+        let visit = copied ? map.forEachChangedEntry : map.forEachEntry
+        visit { key, value in
+            encode(value, &writer.value)
+            add(&writer, key)
         }
         emitSection(writer.section(), emit)
     }
@@ -311,16 +306,8 @@ enum IndexSnapshot {
         for (remote, table) in zip(remotes, tables.dropFirst(4)) {
             index.syncStates[remote] = KeyedMap(base: IndexTables.syncStates(table))
         }
-        for (remote, tally) in summary.remotes where index.syncStates[remote] != nil { index.syncedCounts[remote] = tally.synced }
         index.snapshotRemotes = remotes
-        index.stamps = KeyedMap(base: IndexTables.Stamps(summary.files))
-        index.liveCount = summary.liveCount
-        index.lastScan = summary.lastScan
-        index.journalSize = summary.journalSize
-        index.journalLines = summary.journalLines
-        index.lastSequence = summary.lastSequence
-        index.checkpoints = summary.checkpoints
-        index.checkpointTimes = summary.checkpointTimes
+        index.take(summary)
         return index
     }
 }
@@ -385,19 +372,6 @@ struct SnapshotChecksum {
 
 private struct ByteWriter {
     var bytes: [UInt8] = []
-    /// The checksum of everything emitted since it was last reset.
-    var checksum = SnapshotChecksum()
-
-    mutating func flushIfFull(_ emit: ([UInt8]) -> Void) {
-        if bytes.count >= 1 << 20 { flush(emit) }
-    }
-
-    mutating func flush(_ emit: ([UInt8]) -> Void) {
-        guard !bytes.isEmpty else { return }
-        checksum.update(bytes)
-        emit(bytes)
-        bytes.removeAll(keepingCapacity: true)
-    }
 
     mutating func int(_ value: Int64) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
@@ -409,12 +383,6 @@ private struct ByteWriter {
         bytes.append(contentsOf: utf8)
     }
 
-    mutating func hash(_ hash: ContentHash) {
-        int(Int64(bitPattern: hash.words.0))
-        int(Int64(bitPattern: hash.words.1))
-        int(Int64(bitPattern: hash.words.2))
-        int(Int64(bitPattern: hash.words.3))
-    }
 }
 
 private struct ByteReader {
@@ -446,10 +414,5 @@ private struct ByteReader {
         guard let length = int(), length >= 0, length <= bytes.count - position else { return nil }
         defer { position += Int(length) }
         return position..<(position + Int(length))
-    }
-
-    mutating func hash() -> ContentHash? {
-        guard let a = int(), let b = int(), let c = int(), let d = int() else { return nil }
-        return ContentHash(words: (UInt64(bitPattern: a), UInt64(bitPattern: b), UInt64(bitPattern: c), UInt64(bitPattern: d)))
     }
 }

@@ -70,12 +70,6 @@ struct KeyedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         updateEntry(key, to: value)
     }
 
-    /// Removes the entry for `key`, returning it.
-    @discardableResult
-    mutating func removeValue(forKey key: Key) -> Value? {
-        updateEntry(key, to: nil)
-    }
-
     /// Sets (or removes) the entry for `key`, keeping ``count``; returns what it replaced.
     @discardableResult
     private mutating func updateEntry(_ key: Key, to value: Value?) -> Value? {
@@ -87,30 +81,10 @@ struct KeyedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return old
     }
 
-    /// Makes room for `capacity` changed entries.
-    mutating func reserveCapacity(_ capacity: Int) {
-        changes.reserveCapacity(capacity)
-    }
-
-    /// Removes every entry (and the base).
-    mutating func removeAll(keepingCapacity: Bool = false) {
-        base = nil
-        changes.removeAll(keepingCapacity: keepingCapacity)
-        count = 0
-    }
-
     /// Calls `body` with every entry: the base's that were not changed, then the changed ones.
-    func forEachEntry(_ body: (Key, Value) throws -> Void) rethrows {
-        if let base {
-            // `rethrows` cannot cross the base's non-throwing closure: entries are collected first.
-            var kept: [(Key, Value)] = []
-            kept.reserveCapacity(base.count)
-            base.forEachEntry { key, value in if changes[key] == nil { kept.append((key, value)) } }
-            for (key, value) in kept { try body(key, value) }
-        }
-        for (key, value) in changes {
-            if let value { try body(key, value) }
-        }
+    func forEachEntry(_ body: (Key, Value) -> Void) {
+        base?.forEachEntry { key, value in if changes[key] == nil { body(key, value) } }
+        forEachChangedEntry(body)
     }
 
     /// Calls `body` with the key and value bytes of every entry of the base that was not changed
@@ -183,16 +157,6 @@ extension KeyedMap: ExpressibleByDictionaryLiteral {
     init(dictionaryLiteral elements: (Key, Value)...) {
         self.init()
         for (key, value) in elements { self[key] = value }
-    }
-}
-
-extension KeyedMap {
-    /// The entries of `dictionary`, in memory.
-    init(_ dictionary: [Key: Value]) {
-        self.init()
-        changes.reserveCapacity(dictionary.count)
-        for (key, value) in dictionary { changes[key] = .some(value) }
-        count = dictionary.count
     }
 }
 
