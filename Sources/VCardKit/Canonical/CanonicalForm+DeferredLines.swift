@@ -1,16 +1,16 @@
 extension DeferredProperties {
-    /// The canonical properties of the card, unsorted, made from its lines without building its
-    /// properties: the same ones ``CanonicalForm/properties(of:excluding:)`` makes of the built card.
+    /// Appends the canonical form of the card's properties but the excluded ones to `sink`,
+    /// unsorted, made from its lines without building its properties: the same canonical
+    /// properties ``CanonicalForm/properties(of:excluding:)`` makes of the built card.
     ///
     /// A line whose only parameters are `TYPE`s and whose value is not binary is read in place,
     /// unfolded first when it is folded (``CanonicalForm/canonicalizePlainLine(_:traits:into:)``):
     /// for such a line the full parse keeps the value as written and the `TYPE` values as their
     /// bytes, which is all the canonical form takes. Every other line is built into its property
     /// alone, as the full parse builds it, and canonicalised as such.
-    /// - Returns: `nil` when a line could not be built on its own (the caller then uses the whole card).
-    func canonicalProperties(excluding exclusions: CanonicalForm.Exclusions) -> [CanonicalProperty]? {
-        var result: [CanonicalProperty] = []
-        result.reserveCapacity(logicalLines.count)
+    /// - Returns: `false` when a line could not be built on its own (the caller then uses the
+    ///   whole card, after forgetting what was appended).
+    func canonicalize(excluding exclusions: CanonicalForm.Exclusions, into sink: inout some CanonicalSink) -> Bool {
         var builder: CardParser?
         var unfolded: [UInt8] = []
         for position in logicalLines.indices {
@@ -22,22 +22,21 @@ extension DeferredProperties {
                 let physical = frame.lines[line.firstLine]
                 if end == line.firstLine + 1 {
                     let done = frame.bytes.withUnsafeBufferPointer { all in
-                        CanonicalForm.canonicalizePlainLine(UnsafeBufferPointer(rebasing: all[physical.start..<physical.contentEnd]),
-                                                            traits: line.traits, into: &result)
+                        sink.appendPlainLine(UnsafeBufferPointer(rebasing: all[physical.start..<physical.contentEnd]), traits: line.traits)
                     }
                     if done { continue }
                 } else if unfold(line.firstLine..<end, into: &unfolded) {
                     let done = unfolded.withUnsafeBufferPointer { buffer in
-                        CanonicalForm.canonicalizePlainLine(buffer, traits: line.traits, into: &result)
+                        sink.appendPlainLine(buffer, traits: line.traits)
                     }
                     if done { continue }
                 }
             }
             if builder == nil { builder = CardParser(buildingLinesOf: frame) }
-            guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else { return nil }
-            CanonicalForm.canonicalize(property, name: name, into: &result)
+            guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else { return false }
+            sink.append(property, name: name)
         }
-        return result
+        return true
     }
 
     /// The logical line on physical lines `lines` unfolded into `output` (each line end and the one

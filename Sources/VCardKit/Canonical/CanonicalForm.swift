@@ -66,20 +66,34 @@ public enum CanonicalForm {
     /// edited since is read from its lines (``DeferredProperties/canonicalProperties(excluding:)``),
     /// without building its properties; the result is the same.
     public static func properties(of card: VCard, excluding exclusions: Exclusions = .versionOnly) -> [CanonicalProperty] {
-        if let deferred = card.deferredProperties, var result = deferred.canonicalProperties(excluding: exclusions) {
-            result.sort()
-            return result
-        }
         var result: [CanonicalProperty] = []
-        result.reserveCapacity(card.properties.count)
-        for property in card.properties {
-            let name = property.traits.upperName
-            if exclusions.names.contains(name) { continue }
-            canonicalize(property, name: name, into: &result)
-        }
+        result.reserveCapacity(card.deferredProperties?.lineCount ?? card.properties.count)
+        collect(card, excluding: exclusions, into: &result)
         result.sort()
         return result
     }
+
+    /// Appends the canonical form of every property of `card` but the excluded ones to `sink`,
+    /// unsorted: from the card's lines while its properties are deferred
+    /// (``DeferredProperties/canonicalize(excluding:into:)``), else from its properties.
+    static func collect(_ card: VCard, excluding exclusions: Exclusions, into sink: inout some CanonicalSink) {
+        if let deferred = card.deferredProperties {
+            if deferred.canonicalize(excluding: exclusions, into: &sink) { return }
+            sink.removeAll()
+        }
+        for property in card.properties {
+            let name = property.traits.upperName
+            if exclusions.names.contains(name) { continue }
+            sink.append(property, name: name)
+        }
+    }
+
+    /// The `VALUE`s the canonical form leaves out for a property of known kind (the defaults, or
+    /// spellings of them); `text` is left out for any property.
+    static let defaultValueTypes: Set<String> = ["url", "uri", "binary", "text", "date", "date-time", "date-and-or-time", "timestamp"]
+
+    /// The `VALUE`s whose values are dates or times, written in basic form for a property of unknown kind.
+    static let dateValueTypes: Set<String> = ["date", "date-time", "date-and-or-time", "timestamp", "time"]
 
     /// What the canonical form takes from a property's parameters.
     struct ReadParameters {
@@ -127,10 +141,7 @@ public enum CanonicalForm {
             case "VALUE":
                 let value = parameter.values.first?.asciiLowercased ?? ""
                 read.valueType = value
-                if value == "url" || value == "uri" || value == "binary" || value == "text" || value == "date"
-                    || value == "date-time" || value == "date-and-or-time" || value == "timestamp" {
-                    if kind != .unknown || value == "text" { continue }
-                }
+                if defaultValueTypes.contains(value) && (kind != .unknown || value == "text") { continue }
                 if name == "TZ" && (value == "utc-offset" || value == "text") { continue }
                 read.parameters.append(parameterName + "=" + (value == "url" ? "uri" : value))
             default:
@@ -168,7 +179,7 @@ public enum CanonicalForm {
         if let pref { parameters.append("PREF=" + pref) }
         if !typeValues.isEmpty { parameters.append("TYPE=" + typeValues.sorted().joined(separator: ",")) }
         value = normalizedValue(value, kind: kind, name: name)
-        if let valueType, kind == .unknown, ["date", "date-time", "date-and-or-time", "timestamp", "time"].contains(valueType) {
+        if let valueType, kind == .unknown, dateValueTypes.contains(valueType) {
             value = DateForms.basic(value, isTime: valueType == "time")
         }
         if parameters.count > 1 { parameters.sort() }
@@ -207,7 +218,14 @@ public enum CanonicalForm {
         return xml.replacing(pattern) { match in "<\(match.output.1)\(match.output.2)/>" }
     }
 
-    private static func normalizedValue(_ value: String, kind: PropertyValueKind, name: String) -> String {
+    /// How many components a structured value of the property `name` has at least (missing
+    /// trailing ones are empty ones): 5 for `N`, 7 for `ADR`, 2 for `GENDER` and `CLIENTPIDMAP`, else 0.
+    static func componentCount(ofStructured name: String) -> Int {
+        name == "N" ? 5 : name == "ADR" ? 7 : name == "GENDER" || name == "CLIENTPIDMAP" ? 2 : 0
+    }
+
+    /// The value of a property named `name` of `kind` as the canonical form compares it.
+    static func normalizedValue(_ value: String, kind: PropertyValueKind, name: String) -> String {
         // Each text form is `escape(unescape(part))` of its parts, joined again; `reescaped`
         // does that in one pass (and gives `value` itself when nothing changes).
         var separators = 0
@@ -219,7 +237,7 @@ public enum CanonicalForm {
             return TextEscaping.reescaped(value, separator: 0x2C, separatorCount: &separators)
         case .structured:
             // Missing trailing components mean empty ones: `N:Doe;Jane` is `N:Doe;Jane;;;`.
-            let expected = name == "N" ? 5 : name == "ADR" ? 7 : name == "GENDER" || name == "CLIENTPIDMAP" ? 2 : 0
+            let expected = componentCount(ofStructured: name)
             let text = TextEscaping.reescaped(value, separator: 0x3B, secondSeparator: 0x2C, separatorCount: &separators)
             let present = separators + 1
             return present >= expected ? text : text + String(repeating: ";", count: expected - present)

@@ -111,25 +111,6 @@ public struct ContentHash: Sendable, Hashable, Comparable, Codable, CustomString
     public static func canonicalText(of card: VCard) -> String {
         String(decoding: canonicalTextBytes(of: card), as: UTF8.self)
     }
-
-    /// Replaces group labels by `g1`, `g2`, … ordered by what each group holds, and re-sorts.
-    static func relabelGroups(_ properties: inout [CanonicalProperty]) {
-        var members: [String: [String]] = [:]
-        for property in properties where !property.group.isEmpty {
-            var bare = property
-            bare.group = ""
-            members[property.group, default: []].append(bare.description)
-        }
-        guard !members.isEmpty else { return }
-        let ordered = members.map { (label: $0.key, content: $0.value.sorted().joined(separator: "\n")) }
-            .sorted { ($0.content, $0.label) < ($1.content, $1.label) }
-        var labels: [String: String] = [:]
-        for (index, group) in ordered.enumerated() { labels[group.label] = "g\(index + 1)" }
-        for index in properties.indices where !properties[index].group.isEmpty {
-            properties[index].group = labels[properties[index].group] ?? properties[index].group
-        }
-        properties.sort()
-    }
 }
 
 /// A hash of the person a card names, for finding the same contact after an edit (the "secondary

@@ -100,74 +100,115 @@ public enum TextEscaping {
     /// ```
     static func reescaped(_ value: String, separator: UInt8, secondSeparator: UInt8 = 0,
                           separatorCount: inout Int) -> String {
-        func isSeparator(_ byte: UInt8) -> Bool { byte != 0 && (byte == separator || byte == secondSeparator) }
         var text = value
         var count = 0
         let changed: String? = text.withUTF8 { bytes in
-            var changes = false
-            for byte in bytes {
-                if byte == 0x5C || byte == 0x0A || byte == 0x0D || ((byte == 0x2C || byte == 0x3B) && !isSeparator(byte)) {
-                    changes = true
-                    break
-                }
-                if byte == separator { count += 1 }
-            }
-            guard changes else { return nil }
-            count = 0
+            let scan = reescapingScan(bytes, separator: separator, secondSeparator: secondSeparator)
+            count = scan.separators
+            guard scan.changes else { return nil }
             // Each byte becomes at most two (a lone trailing backslash: one becomes two).
             return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-                var written = 0
-                var escaping = false
-                var previousWasCR = false
-                for byte in bytes {
-                    let unescaped: UInt8
-                    if escaping {
-                        unescaped = byte == 0x6E || byte == 0x4E ? 0x0A : byte
-                        escaping = false
-                    } else if byte == 0x5C {
-                        escaping = true
-                        continue
-                    } else if isSeparator(byte) {
-                        if byte == separator { count += 1 }
-                        out[written] = byte
-                        written += 1
-                        previousWasCR = false
-                        continue
-                    } else {
-                        unescaped = byte
-                    }
-                    // The part's unescaped byte, escaped as `escape(_:)` does.
-                    switch unescaped {
-                    case 0x5C, 0x2C, 0x3B:
-                        out[written] = 0x5C
-                        out[written + 1] = unescaped
-                        written += 2
-                    case 0x0D:
-                        out[written] = 0x5C
-                        out[written + 1] = 0x6E
-                        written += 2
-                    case 0x0A where !previousWasCR:
-                        out[written] = 0x5C
-                        out[written + 1] = 0x6E
-                        written += 2
-                    case 0x0A:
-                        break
-                    default:
-                        out[written] = unescaped
-                        written += 1
-                    }
-                    previousWasCR = unescaped == 0x0D
-                }
-                if escaping {
-                    out[written] = 0x5C
-                    out[written + 1] = 0x5C
-                    written += 2
-                }
+                let (written, separators) = reescape(bytes, separator: separator, secondSeparator: secondSeparator, into: out)
+                count = separators
                 return written
             }
         }
         separatorCount = count
         return changed ?? value
+    }
+
+    /// ``reescaped(_:separator:secondSeparator:separatorCount:)`` of the UTF-8 text `bytes`,
+    /// appended to `output`; answers the separator count.
+    static func appendReescaped(_ bytes: UnsafeBufferPointer<UInt8>, separator: UInt8, secondSeparator: UInt8 = 0,
+                                to output: inout [UInt8]) -> Int {
+        let scan = reescapingScan(bytes, separator: separator, secondSeparator: secondSeparator)
+        guard scan.changes else {
+            output.append(contentsOf: bytes)
+            return scan.separators
+        }
+        let start = output.count
+        let room = bytes.count * 2
+        output.append(contentsOf: repeatElement(0, count: room))
+        let (written, separators) = output.withUnsafeMutableBufferPointer { all in
+            reescape(bytes, separator: separator, secondSeparator: secondSeparator,
+                     into: UnsafeMutableBufferPointer(rebasing: all[start..<(start + room)]))
+        }
+        output.removeLast(room - written)
+        return separators
+    }
+
+    /// Whether re-escaping changes `bytes` (an escape, a line end, or a `,` or `;` that is not a
+    /// separator), and, when it does not, how many unescaped `separator`s they hold.
+    private static func reescapingScan(_ bytes: UnsafeBufferPointer<UInt8>, separator: UInt8,
+                                       secondSeparator: UInt8) -> (changes: Bool, separators: Int) {
+        var count = 0
+        for byte in bytes {
+            if byte == 0x5C || byte == 0x0A || byte == 0x0D
+                || ((byte == 0x2C || byte == 0x3B) && !isSeparator(byte, separator, secondSeparator)) {
+                return (true, 0)
+            }
+            if byte == separator { count += 1 }
+        }
+        return (false, count)
+    }
+
+    private static func isSeparator(_ byte: UInt8, _ separator: UInt8, _ secondSeparator: UInt8) -> Bool {
+        byte != 0 && (byte == separator || byte == secondSeparator)
+    }
+
+    /// Writes the re-escaped `bytes` into `out` (room for twice as many bytes); answers how many
+    /// bytes it wrote and how many unescaped `separator`s it met.
+    private static func reescape(_ bytes: UnsafeBufferPointer<UInt8>, separator: UInt8, secondSeparator: UInt8,
+                                 into out: UnsafeMutableBufferPointer<UInt8>) -> (written: Int, separators: Int) {
+        var count = 0
+        var written = 0
+        var escaping = false
+        var previousWasCR = false
+        for byte in bytes {
+            let unescaped: UInt8
+            if escaping {
+                unescaped = byte == 0x6E || byte == 0x4E ? 0x0A : byte
+                escaping = false
+            } else if byte == 0x5C {
+                escaping = true
+                continue
+            } else if isSeparator(byte, separator, secondSeparator) {
+                if byte == separator { count += 1 }
+                out[written] = byte
+                written += 1
+                previousWasCR = false
+                continue
+            } else {
+                unescaped = byte
+            }
+            // The part's unescaped byte, escaped as `escape(_:)` does.
+            switch unescaped {
+            case 0x5C, 0x2C, 0x3B:
+                out[written] = 0x5C
+                out[written + 1] = unescaped
+                written += 2
+            case 0x0D:
+                out[written] = 0x5C
+                out[written + 1] = 0x6E
+                written += 2
+            case 0x0A where !previousWasCR:
+                out[written] = 0x5C
+                out[written + 1] = 0x6E
+                written += 2
+            case 0x0A:
+                break
+            default:
+                out[written] = unescaped
+                written += 1
+            }
+            previousWasCR = unescaped == 0x0D
+        }
+        if escaping {
+            out[written] = 0x5C
+            out[written + 1] = 0x5C
+            written += 2
+        }
+        return (written, count)
     }
 
     /// Joins components into a structured value, escaping each item.
