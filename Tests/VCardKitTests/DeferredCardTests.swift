@@ -242,6 +242,34 @@ import TestSupport
         #expect(cards.map(\.isDeferred) == [false, false, true])
     }
 
+    /// A quoted parameter value with RFC 6868 escapes or UTF-8 text (an address label such as
+    /// `LABEL="Calle de Alcalá, 45^nMadrid"`) keeps a card deferred when nothing reads that value
+    /// in place: it reads, hashes and converts as the built card, and its line is built when the
+    /// card is converted. Where a value is read in place or checked (`TYPE`, `PREF`, `VALUE`,
+    /// `SORT-AS`, `LANGUAGE`, an unregistered name), the card is built right away.
+    @Test func decodedParameterValuesKeepACardDeferredWhereNothingReadsThem() throws {
+        let deferredBodies = [
+            "ADR;TYPE=home;LABEL=\"Calle de Alcalá, 45^nBuilding 3^n28014 Madrid^nEspaña\":;;Calle de Alcalá, 45;Madrid;;28014;España",
+            "NOTE;X-Q=\"caret^n and ^^ and ^'\":x\r\nNOTE;X-R=\"日本語\";X-S=\"é\":y",
+            "ADR;LABEL=\"a^nb\";PREF=1;TYPE=work:;;a;b;;;\r\nitem1.ADR;LABEL=\"Zoë\":;;x;;;;\r\nitem1.X-ABLABEL:home",
+        ]
+        let builtBodies = [
+            "EMAIL;TYPE=\"wörk\":a@b", "TEL;PREF=\"^n\":1", "NOTE;VALUE=\"t^next\":x", "N;SORT-AS=\"Müller\":a;b;;;",
+            "NOTE;LANGUAGE=\"dé\":x", "NOTE;FANCY=\"é\":x",
+        ]
+        for version in ["3.0", "4.0"] {
+            for (index, body) in (deferredBodies + builtBodies).enumerated() {
+                let text = "BEGIN:VCARD\r\nVERSION:\(version)\r\nFN:x\r\n\(body)\r\nEND:VCARD\r\n"
+                let deferred = Self.expectSameReading(Array(text.utf8), source: "decoded-\(version)-\(index + 1).vcf")
+                #expect(deferred == (index < deferredBodies.count ? 1 : 0), "\(version): \(body)")
+            }
+            // Bytes that are not UTF-8 in a quoted value: the full reader decodes them.
+            let invalid = Array("BEGIN:VCARD\r\nVERSION:\(version)\r\nFN:x\r\nNOTE;X-BAD=\"".utf8) + [0xFF, 0xC3]
+                + Array("\":x\r\nEND:VCARD\r\n".utf8)
+            #expect(Self.expectSameReading(invalid, source: "decoded-\(version)-invalid.vcf") == 0)
+        }
+    }
+
     /// Copies of a deferred card read from many threads at once all get the same properties (the
     /// first to ask builds them, under a lock; the sanitizer runs check the sharing).
     @Test func copiesOfADeferredCardReadFromManyThreadsGetTheSameProperties() async throws {

@@ -497,12 +497,15 @@ struct CardParser {
         var hasConvertedParameter: Bool
     }
 
-    /// A parameter of a plain line: `NAME=value[,value…]` or `NAME="value[,value…]"`, printable
-    /// ASCII without `^`, every value non-empty; `values` leaves the quotes out.
+    /// A parameter of a plain line: `NAME=value[,value…]` or `NAME="value[,value…]"`, every value
+    /// non-empty; `values` leaves the quotes out. An unquoted value is printable ASCII without
+    /// `^`, and so is its value as read; a quoted one may hold RFC 6868 escapes (`^n`) and UTF-8
+    /// text, which reading decodes (`isDecoded`), and then its value is not its bytes.
     private struct PlainParameter {
         var name: Range<Int>
         var values: Range<Int>
         var isQuoted: Bool
+        var isDecoded: Bool
     }
 
     /// Checks the card as ``parse()`` does, with the same diagnostics in the same order, without
@@ -638,9 +641,13 @@ struct CardParser {
                 i += 1
                 let contentStart = i
                 var itemStart = i
+                var isDecoded = false
+                var nonASCII = false
                 while i < count && p[i] != 0x22 {
                     let b = p[i]
-                    if b == 0x5E || b < 0x20 || b >= 0x7F { return nil }
+                    if b < 0x20 || b == 0x7F { return nil }
+                    if b == 0x5E { isDecoded = true }
+                    if b >= 0x80 { nonASCII = true }
                     if b == 0x2C && isType {
                         if i == itemStart { return nil }
                         itemStart = i + 1
@@ -648,8 +655,15 @@ struct CardParser {
                     i += 1
                 }
                 guard i < count, i > itemStart else { return nil }
+                if nonASCII {
+                    guard UnsafeBufferPointer(rebasing: p[contentStart..<i]).isValidUTF8 else { return nil }
+                    isDecoded = true
+                }
                 if isType && Self.mentionsPref(p, contentStart..<i) { hasConvertedParameter = true }
-                plainParameters.append(PlainParameter(name: parameterName, values: contentStart..<i, isQuoted: true))
+                // A value that is not its bytes is never read from them: its line is built
+                // whenever it is converted, and its parameter must pass its checks unread (below).
+                if isDecoded { hasConvertedParameter = true }
+                plainParameters.append(PlainParameter(name: parameterName, values: contentStart..<i, isQuoted: true, isDecoded: isDecoded))
                 i += 1
                 guard i < count, p[i] == 0x3B || p[i] == 0x3A else { return nil }
                 continue
@@ -674,7 +688,7 @@ struct CardParser {
                 guard named("B", valuesStart..<i) || named("BASE64", valuesStart..<i) else { return nil }
                 hasEncodingParameter = true
             }
-            plainParameters.append(PlainParameter(name: parameterName, values: valuesStart..<i, isQuoted: false))
+            plainParameters.append(PlainParameter(name: parameterName, values: valuesStart..<i, isQuoted: false, isDecoded: false))
         }
         guard i < count, p[i] == 0x3A else { return nil }
         let valueStart = i + 1
@@ -682,6 +696,12 @@ struct CardParser {
         guard control == nil else { return nil }
         if nonASCII, !UnsafeBufferPointer(rebasing: p[valueStart..<count]).isValidUTF8 { return nil }
         let traits = PropertyTraits.traits(of: UnsafeBufferPointer(rebasing: p[nameStart..<nameEnd]))
+        // A value with RFC 6868 escapes or non-ASCII text is not its bytes: only a parameter whose
+        // value nothing reads in place (not TYPE, PREF or VALUE) and whose checks pass unread.
+        for parameter in plainParameters where parameter.isDecoded {
+            guard !named("TYPE", parameter.name), !named("PREF", parameter.name), !named("VALUE", parameter.name),
+                  passesParameterChecks(parameter, in: p, of: traits) else { return nil }
+        }
         // A binary base64 value loses its spaces and tabs when built.
         if hasEncodingParameter && traits.kind == .binary && p[valueStart..<count].contains(where: { $0 == 0x20 || $0 == 0x09 }) {
             return nil
