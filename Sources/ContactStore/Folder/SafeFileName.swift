@@ -13,24 +13,48 @@ enum SafeFileName {
     /// Device names Windows reserves in every folder, with any extension.
     static let windowsReservedStems = Set(["con", "prn", "aux", "nul"] + (1...9).flatMap { ["com\($0)", "lpt\($0)"] })
 
-    /// `uid.vcf`, lower-cased, when `uid` is safe (a `urn:uuid:` prefix left off), else `nil`.
+    /// `uid.vcf`, lower-cased, when `uid` is safe (a `urn:uuid:` prefix, in any case, left off), else `nil`.
     static func name(forUID uid: String) -> String? {
-        let bare = uid.lowercased().hasPrefix("urn:uuid:") ? String(uid.dropFirst(9)) : uid
-        // Checked before lower-casing: some non-ASCII letters lower-case to ASCII (K, the Kelvin sign).
-        guard isSafe(bare + ".vcf") else { return nil }
-        return bare.lowercased() + ".vcf"
+        var bare = Substring(uid).utf8
+        if bare.count >= 9, bare.prefix(9).elementsEqual("urn:uuid:".utf8, by: { lowercased($0) == $1 }) {
+            bare = bare.dropFirst(9)
+        }
+        // Checked before lower-casing, byte by byte: only ASCII is safe (some non-ASCII letters
+        // lower-case to ASCII, such as the Kelvin sign).
+        var name: [UInt8] = []
+        name.reserveCapacity(bare.count + 4)
+        for byte in bare {
+            guard isSafeByte(byte) else { return nil }
+            name.append(lowercased(byte))
+        }
+        name.append(contentsOf: ".vcf".utf8)
+        guard name.count <= maximumBytes, name.first != 0x2E, !hasReservedStem(name) else { return nil }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// Whether `name` is a safe contact file name.
     static func isSafe(_ name: String) -> Bool {
         let utf8 = name.utf8
         guard !utf8.isEmpty, utf8.count <= maximumBytes, utf8.first != 0x2E else { return false }
-        let stem = name.split(separator: ".", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        guard !windowsReservedStems.contains(stem) else { return false }
-        return utf8.allSatisfy { byte in
-            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-                || byte == 0x2E || byte == 0x5F || byte == 0x2B || byte == 0x2D
-        }
+        return utf8.allSatisfy(isSafeByte) && !hasReservedStem(utf8)
+    }
+
+    /// `A-Z a-z 0-9 . _ + -`.
+    private static func isSafeByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == 0x2E || byte == 0x5F || byte == 0x2B || byte == 0x2D
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+    }
+
+    /// Whether the part of a safe name before its first `.` is a device name Windows reserves.
+    private static func hasReservedStem(_ name: some Collection<UInt8>) -> Bool {
+        let stem = name.prefix { $0 != 0x2E }
+        // Every reserved stem has three or four letters.
+        guard stem.count == 3 || stem.count == 4 else { return false }
+        return windowsReservedStems.contains(String(decoding: stem.map(lowercased), as: UTF8.self))
     }
 
     /// Whether `name` is a file the address book reads as contacts: not hidden, ends in `.vcf`

@@ -21,7 +21,7 @@ package enum JournalLine {
         head.reserveCapacity(256 + (event.card?.count ?? 0) * 11 / 10)
         if let card = event.card {
             // Escaped from its bytes when they are UTF-8 (no String is made of them).
-            if card.withUnsafeBufferPointer(\.isValidUTF8) {
+            if card.withUnsafeBufferPointer({ $0.isValidUTF8 }) {
                 head.append(contentsOf: #""card":""#.utf8)
                 card.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, to: &head) }
                 head.append(0x22)

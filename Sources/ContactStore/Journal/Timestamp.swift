@@ -12,6 +12,33 @@ public enum UTCTimestamp {
         let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
         let (year, month, day) = civil(fromDays: days)
+        if (0...9999).contains(year) {
+            // Written in place: the journal formats one timestamp per line.
+            return String(unsafeUninitializedCapacity: 24) { out in
+                func put(_ value: Int, _ width: Int, at offset: Int) {
+                    var rest = value
+                    for k in stride(from: offset + width - 1, through: offset, by: -1) {
+                        out[k] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
+                        rest /= 10
+                    }
+                }
+                put(year, 4, at: 0)
+                out[4] = 0x2D
+                put(month, 2, at: 5)
+                out[7] = 0x2D
+                put(day, 2, at: 8)
+                out[10] = 0x54
+                put(secondOfDay / 3600, 2, at: 11)
+                out[13] = 0x3A
+                put(secondOfDay / 60 % 60, 2, at: 14)
+                out[16] = 0x3A
+                put(secondOfDay % 60, 2, at: 17)
+                out[19] = 0x2E
+                put(millis, 3, at: 20)
+                out[23] = 0x5A
+                return 24
+            }
+        }
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text

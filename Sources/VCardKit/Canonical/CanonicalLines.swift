@@ -292,10 +292,30 @@ struct CanonicalLines: CanonicalSink {
         case .uri where name == "GEO" || name == "TZ":
             asString()
         case .dateTime:
-            asString()
+            if !appendBasicDate(value) { asString() }
         case .uri, .binary, .unknown:
             storage.append(contentsOf: value)
         }
+    }
+
+    /// ``DateForms/basic(_:isTime:)`` of a date without a time, in place: `YYYY-MM-DD` becomes
+    /// `YYYYMMDD` and `--MM-DD` `--MMDD`; any other value of printable ASCII without a `T` stays
+    /// as it is. Answers `false`, appending nothing, for anything else (a time, other bytes).
+    private mutating func appendBasicDate(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        func isDigit(_ index: Int) -> Bool { value[index] >= 0x30 && value[index] <= 0x39 }
+        for byte in value where byte < 0x20 || byte >= 0x7F || byte == 0x54 || byte == 0x74 { return false }
+        let count = value.count
+        if count == 10, value[4] == 0x2D, value[7] == 0x2D, (0..<4).allSatisfy(isDigit), isDigit(5), isDigit(6), isDigit(8), isDigit(9) {
+            storage.append(contentsOf: value[0..<4])
+            storage.append(contentsOf: value[5..<7])
+            storage.append(contentsOf: value[8..<10])
+        } else if count == 7, value[0] == 0x2D, value[1] == 0x2D, value[4] == 0x2D, isDigit(2), isDigit(3), isDigit(5), isDigit(6) {
+            storage.append(contentsOf: value[0..<4])
+            storage.append(contentsOf: value[5..<7])
+        } else {
+            storage.append(contentsOf: value)
+        }
+        return true
     }
 
     /// An ASCII `TEL` value as the canonical form compares it: without its `tel:` scheme (or
