@@ -228,6 +228,21 @@ import TestSupport
             EMAIL;TYPE=work:ada@example.com\r\nNOTE:Analytical Engine\r\nEND:VCARD\r\n
             """)
         #expect(card.isDeferred, "writing it converted does not build the card")
+
+        // Without a SORT-STRING or LABEL to move into them, N and ADR are copied; a card with a
+        // LABEL builds its ADR lines (the label may join one) and the LABEL.
+        let plain = try #require(try VCardReader.read("""
+            BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada\r\nN:Lovelace;Ada;;;\r\nADR;TYPE=home:;;1 Main St;Town;;;\r\nEND:VCARD\r\n
+            """, options: options).cards.first)
+        let plainLines = Array(IteratorSequence(try #require(plain.deferredProperties?.linesForConversion(to: .v4_0))))
+        #expect(plainLines.map { $0.property?.name ?? "copied" } == ["VERSION", "copied", "copied", "copied"])
+        let labelled = try #require(try VCardReader.read("""
+            BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada\r\nN:Lovelace;Ada;;;\r\nADR;TYPE=home:;;1 Main St;Town;;;\r\n\
+            LABEL;TYPE=home:1 Main St\\nTown\r\nEND:VCARD\r\n
+            """, options: options).cards.first)
+        let labelledLines = Array(IteratorSequence(try #require(labelled.deferredProperties?.linesForConversion(to: .v4_0))))
+        #expect(labelledLines.map { $0.property?.name ?? "copied" } == ["VERSION", "copied", "copied", "ADR", "LABEL"])
+        #expect(VCardWriter(target: .v4_0).string(for: labelled).contains("ADR;TYPE=home;LABEL=1 Main St^nTown:;;1 Main St;Town;;;\r\n"))
     }
 
     @Test func cardsOfOtherVersionsAndUnusualCardsAreBuiltRightAway() throws {

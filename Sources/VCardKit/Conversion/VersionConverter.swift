@@ -50,12 +50,19 @@ public enum VersionConverter {
     /// its parameters is one the conversion looks at (`VALUE`, `PREF`, `LABEL`, `SORT-AS`,
     /// `MEDIATYPE`, or a `TYPE` that holds `pref`). `VERSION` is never unchanged: it is replaced.
     ///
+    /// An `ADR` or `N` changes only on the way to 4.0, when the card has a 3.0 `LABEL` or
+    /// `SORT-STRING` that may move into it (`cardHasLabel`, `cardHasSortString`): the merge needs
+    /// it built.
+    ///
     /// It must answer `false` for anything ``convert(_:to:)`` changes; when in doubt, `false`
     /// (the line is then built and converted like any other).
-    static func leavesUnchanged(_ traits: PropertyTraits, hasConvertedParameter: Bool, to target: VCardVersion) -> Bool {
+    static func leavesUnchanged(_ traits: PropertyTraits, hasConvertedParameter: Bool, to target: VCardVersion,
+                                cardHasLabel: Bool, cardHasSortString: Bool) -> Bool {
         if hasConvertedParameter || traits.kind == .binary { return false }
         switch traits.role {
-        case .version, .address, .label, .name, .geo, .sortString: return false
+        case .version, .label, .geo, .sortString: return false
+        case .address where target == .v4_0 && cardHasLabel: return false
+        case .name where target == .v4_0 && cardHasSortString: return false
         default: return target == .v4_0 ? !traits.isOnlyIn3 : !traits.isOnlyIn4
         }
     }

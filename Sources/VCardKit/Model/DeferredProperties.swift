@@ -88,6 +88,10 @@ extension DeferredProperties {
     struct ConversionLines: IteratorProtocol {
         let deferred: DeferredProperties
         let target: VCardVersion
+        /// Whether the card has a `LABEL` or a `SORT-STRING` line (which conversion to 4.0 may
+        /// move into an `ADR` or the `N`).
+        private let hasLabel: Bool
+        private let hasSortString: Bool
         private var index = 0
         private var builder: CardParser?
         /// Whether a line could not be built on its own, which ended the lines early: the card is
@@ -97,6 +101,8 @@ extension DeferredProperties {
         init(deferred: DeferredProperties, target: VCardVersion) {
             self.deferred = deferred
             self.target = target
+            hasLabel = deferred.logicalLines.contains { $0.traits.role == .label }
+            hasSortString = deferred.logicalLines.contains { $0.traits.role == .sortString }
         }
 
         mutating func next() -> ConvertedLine? {
@@ -106,7 +112,8 @@ extension DeferredProperties {
             let end = deferred.end(ofLineAt: index)
             index += 1
             let bytes = frame.bytes[frame.lines[line.firstLine].start..<frame.lines[end - 1].end]
-            if VersionConverter.leavesUnchanged(line.traits, hasConvertedParameter: line.hasConvertedParameter, to: target),
+            if VersionConverter.leavesUnchanged(line.traits, hasConvertedParameter: line.hasConvertedParameter, to: target,
+                                                cardHasLabel: hasLabel, cardHasSortString: hasSortString),
                VCardWriter.isStrictlyFormatted(bytes) {
                 return .copied(bytes)
             }
