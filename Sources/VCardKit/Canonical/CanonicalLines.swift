@@ -97,13 +97,9 @@ struct CanonicalLines: CanonicalSink {
             storage.append(0x3B)
             storage.append(contentsOf: parameter.utf8)
         }
-        finishLine(start: start, groupEnd: groupEnd, nameEnd: nameEnd, parametersEnd: storage.count, value: property.value)
-    }
-
-    /// Appends the `:` and `value` after the parameters, and records the line.
-    private mutating func finishLine(start: Int, groupEnd: Int, nameEnd: Int, parametersEnd: Int, value: String) {
+        let parametersEnd = storage.count
         storage.append(0x3A)
-        storage.append(contentsOf: value.utf8)
+        storage.append(contentsOf: property.value.utf8)
         recordLine(start: start, groupEnd: groupEnd, nameEnd: nameEnd, parametersEnd: parametersEnd)
     }
 
