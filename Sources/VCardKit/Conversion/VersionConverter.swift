@@ -46,19 +46,18 @@ public enum VersionConverter {
     }
 
     /// Whether converting a property to `target` leaves it exactly as it is (no change, no note),
-    /// from what a plain line shows without building it: its name's traits, and whether one of
-    /// its parameters is one the conversion looks at (`VALUE`, `PREF`, `LABEL`, `SORT-AS`,
-    /// `MEDIATYPE`, or a `TYPE` that holds `pref`). `VERSION` is never unchanged: it is replaced.
-    ///
-    /// An `ADR` or `N` changes only on the way to 4.0, when the card has a 3.0 `LABEL` or
-    /// `SORT-STRING` that may move into it (`cardHasLabel`, `cardHasSortString`): the merge needs
-    /// it built.
+    /// from what a plain line shows without building it: its name's traits, and the versions a
+    /// conversion to which changes one of its parameters (`changedFor`: `ENCODING`, `LABEL` and
+    /// `VALUE=url` for both; `PREF`, `SORT-AS` and `MEDIATYPE` for 3.0; a `TYPE` that holds
+    /// `pref` for 4.0). `VERSION` is never unchanged: it is replaced. An `ADR` or `N` changes
+    /// only on the way to 4.0, when the card has a 3.0 `LABEL` or `SORT-STRING` that may move
+    /// into it (`cardHasLabel`, `cardHasSortString`): the merge needs it built.
     ///
     /// It must answer `false` for anything ``convert(_:to:)`` changes; when in doubt, `false`
     /// (the line is then built and converted like any other).
-    static func leavesUnchanged(_ traits: PropertyTraits, hasConvertedParameter: Bool, to target: VCardVersion,
+    static func leavesUnchanged(_ traits: PropertyTraits, changedFor: ConversionTargets, to target: VCardVersion,
                                 cardHasLabel: Bool, cardHasSortString: Bool) -> Bool {
-        if hasConvertedParameter || traits.kind == .binary { return false }
+        if changedFor.includes(target) || traits.kind == .binary { return false }
         switch traits.role {
         case .version, .label, .geo, .sortString: return false
         case .address where target == .v4_0 && cardHasLabel: return false

@@ -112,7 +112,7 @@ extension DeferredProperties {
             let end = deferred.end(ofLineAt: index)
             index += 1
             let bytes = frame.bytes[frame.lines[line.firstLine].start..<frame.lines[end - 1].end]
-            if VersionConverter.leavesUnchanged(line.traits, hasConvertedParameter: line.hasConvertedParameter, to: target,
+            if VersionConverter.leavesUnchanged(line.traits, changedFor: line.changedFor, to: target,
                                                 cardHasLabel: hasLabel, cardHasSortString: hasSortString),
                VCardWriter.isStrictlyFormatted(bytes) {
                 return .copied(bytes)
@@ -129,13 +129,30 @@ extension DeferredProperties {
 
 /// A logical line of a card read with its properties deferred: where it starts, and what a
 /// conversion needs to know whether it leaves the line as it is
-/// (``VersionConverter/leavesUnchanged(_:hasConvertedParameter:to:)``, asked only when the card
-/// is converted, for the one target it is converted to).
+/// (``VersionConverter/leavesUnchanged(_:changedFor:to:cardHasLabel:cardHasSortString:)``, asked
+/// only when the card is converted, for the one target it is converted to).
 struct DeferredLine: Sendable {
     /// The index of its first physical line in the card's frame.
     var firstLine: Int
     /// The traits of the property's name.
     var traits: PropertyTraits
-    /// Whether the line has a parameter that conversion rewrites (see ``VersionConverter/leavesUnchanged(_:hasConvertedParameter:to:)``).
-    var hasConvertedParameter: Bool
+    /// The versions a conversion to which may change the line because of its parameters.
+    var changedFor: ConversionTargets
+}
+
+/// A set of the versions cards are converted to (3.0 and 4.0).
+struct ConversionTargets: OptionSet, Sendable {
+    let rawValue: UInt8
+    static let v3_0 = ConversionTargets(rawValue: 1)
+    static let v4_0 = ConversionTargets(rawValue: 2)
+    static let both: ConversionTargets = [.v3_0, .v4_0]
+
+    /// Whether the set holds `version` (2.1 is never a target).
+    func includes(_ version: VCardVersion) -> Bool {
+        switch version {
+        case .v3_0: contains(ConversionTargets.v3_0)
+        case .v4_0: contains(ConversionTargets.v4_0)
+        case .v2_1: false
+        }
+    }
 }

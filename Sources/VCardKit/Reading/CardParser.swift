@@ -492,9 +492,9 @@ struct CardParser {
         var traits: PropertyTraits
         var valueStart: Int
         var hasEncodingOrValue: Bool
-        /// Whether a parameter is one that version conversion looks at (see
-        /// ``VersionConverter/leavesUnchanged(_:hasConvertedParameter:to:)``).
-        var hasConvertedParameter: Bool
+        /// The versions a conversion to which may change the line because of its parameters (see
+        /// ``VersionConverter/leavesUnchanged(_:changedFor:to:cardHasLabel:cardHasSortString:)``).
+        var changedFor: ConversionTargets
     }
 
     /// A parameter of a plain line: `NAME=value[,value…]` or `NAME="value[,value…]"`, every value
@@ -560,7 +560,7 @@ struct CardParser {
                 diagnostics.removeSubrange(mark...)
                 return nil
             }
-            logicalLines.append(DeferredLine(firstLine: index, traits: plain.traits, hasConvertedParameter: plain.hasConvertedParameter))
+            logicalLines.append(DeferredLine(firstLine: index, traits: plain.traits, changedFor: plain.changedFor))
             index = end
         }
         diagnostics += propertyChecks
@@ -619,7 +619,7 @@ struct CardParser {
         let nameEnd = i
         var hasValueParameter = false
         var hasEncodingParameter = false
-        var hasConvertedParameter = false
+        var changedFor: ConversionTargets = []
         while i < count && p[i] == 0x3B {
             i += 1
             let parameterStart = i
@@ -628,11 +628,15 @@ struct CardParser {
             guard i < count, p[i] == 0x3D, isValidName(parameterName), !named("CHARSET", parameterName) else { return nil }
             let isEncoding = named("ENCODING", parameterName)
             if named("VALUE", parameterName) { hasValueParameter = true }
-            if isEncoding || named("VALUE", parameterName) || named("PREF", parameterName) || named("LABEL", parameterName)
-                || named("SORT-AS", parameterName) || named("MEDIATYPE", parameterName) {
-                hasConvertedParameter = true
+            // What conversion rewrites: ENCODING, LABEL (moved, or split off an ADR), VALUE=url
+            // (`uri`), and on the way to 3.0 PREF=1 (`TYPE=pref`), SORT-AS (`SORT-STRING`) and
+            // MEDIATYPE; on the way to 4.0 a TYPE holding `pref` (`PREF=1`).
+            if isEncoding || named("LABEL", parameterName) { changedFor = .both }
+            if named("PREF", parameterName) || named("SORT-AS", parameterName) || named("MEDIATYPE", parameterName) {
+                changedFor.insert(.v3_0)
             }
             let isType = named("TYPE", parameterName)
+            let isValue = named("VALUE", parameterName)
             i += 1
             if i < count && p[i] == 0x22 {
                 // A value in quotes, closed right before the next ';' or ':'; commas in it separate
@@ -659,10 +663,11 @@ struct CardParser {
                     guard UnsafeBufferPointer(rebasing: p[contentStart..<i]).isValidUTF8 else { return nil }
                     isDecoded = true
                 }
-                if isType && Self.mentionsPref(p, contentStart..<i) { hasConvertedParameter = true }
+                if isType && Self.mentions("PREF", p, contentStart..<i) { changedFor.insert(.v4_0) }
+                if isValue && Self.mentions("URL", p, contentStart..<i) { changedFor = .both }
                 // A value that is not its bytes is never read from them: its line is built
                 // whenever it is converted, and its parameter must pass its checks unread (below).
-                if isDecoded { hasConvertedParameter = true }
+                if isDecoded { changedFor = .both }
                 plainParameters.append(PlainParameter(name: parameterName, values: contentStart..<i, isQuoted: true, isDecoded: isDecoded))
                 i += 1
                 guard i < count, p[i] == 0x3B || p[i] == 0x3A else { return nil }
@@ -682,7 +687,8 @@ struct CardParser {
                 i += 1
             }
             guard i > itemStart else { return nil }
-            if isType && Self.mentionsPref(p, valuesStart..<i) { hasConvertedParameter = true }
+            if isType && Self.mentions("PREF", p, valuesStart..<i) { changedFor.insert(.v4_0) }
+            if isValue && Self.mentions("URL", p, valuesStart..<i) { changedFor = .both }
             if isEncoding {
                 // Base64 is kept as written (quoted-printable, 8bit and 7bit are decoded).
                 guard named("B", valuesStart..<i) || named("BASE64", valuesStart..<i) else { return nil }
@@ -707,15 +713,18 @@ struct CardParser {
             return nil
         }
         return PlainLine(name: nameStart..<nameEnd, traits: traits, valueStart: valueStart,
-                         hasEncodingOrValue: hasValueParameter || hasEncodingParameter, hasConvertedParameter: hasConvertedParameter)
+                         hasEncodingOrValue: hasValueParameter || hasEncodingParameter, changedFor: changedFor)
     }
 
-    /// Whether `p[range]` holds `pref` in any case (the values of a `TYPE`, which conversion
-    /// turns into `PREF`; anywhere, not only as a whole value, to be on the safe side).
-    private static func mentionsPref(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+    /// Whether `p[range]` holds `literal` (upper case) in any case: `pref` in the values of a
+    /// `TYPE`, which conversion to 4.0 turns into `PREF`, or `url` in a `VALUE`, which
+    /// conversion spells `uri` (anywhere, not only as a whole value, to be on the safe side).
+    private static func mentions(_ literal: StaticString, _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        let first = literal.utf8Start[0] | 0x20
         var k = range.lowerBound
-        while k + 4 <= range.upperBound {
-            if p[k] | 0x20 == 0x70 && p.matchesUppercase("PREF", at: k, end: range.upperBound) { return true }
+        while k + length <= range.upperBound {
+            if p[k] | 0x20 == first && p.matchesUppercase(literal, at: k, end: range.upperBound) { return true }
             k += 1
         }
         return false
