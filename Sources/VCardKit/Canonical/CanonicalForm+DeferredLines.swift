@@ -3,11 +3,11 @@ extension DeferredProperties {
     /// unsorted, made from its lines without building its properties: the same canonical
     /// properties ``CanonicalForm/properties(of:excluding:)`` makes of the built card.
     ///
-    /// A line whose only parameters are `TYPE`s and whose value is not binary is read in place,
-    /// unfolded first when it is folded (``CanonicalForm/canonicalizePlainLine(_:traits:into:)``):
-    /// for such a line the full parse keeps the value as written and the `TYPE` values as their
-    /// bytes, which is all the canonical form takes. Every other line is built into its property
-    /// alone, as the full parse builds it, and canonicalised as such.
+    /// A line whose only parameters are `TYPE`, `PREF` and `VALUE` and whose value is not binary
+    /// is read in place, unfolded first when it is folded (``CanonicalLines/appendPlainLine(_:traits:)``):
+    /// for such a line the full parse keeps the value and those parameters' values as written,
+    /// which is all the canonical form takes. Every other line is built into its property alone,
+    /// as the full parse builds it, and canonicalised as such.
     /// - Returns: `false` when a line could not be built on its own (the caller then uses the
     ///   whole card, after forgetting what was appended).
     func canonicalize(excluding exclusions: CanonicalForm.Exclusions, into sink: inout some CanonicalSink) -> Bool {
@@ -60,64 +60,9 @@ extension DeferredProperties {
 
 extension CanonicalForm {
     /// Whether a line of a property whose name has `traits` may be read in place by
-    /// ``canonicalizePlainLine(_:traits:into:)``: its value is neither binary nor a card. Asked
+    /// ``CanonicalLines/appendPlainLine(_:traits:)``: its value is neither binary nor a card. Asked
     /// before a folded line is unfolded, so a photo is never copied only to be built after all.
     static func readsInPlace(_ traits: PropertyTraits) -> Bool {
         traits.kind != .binary && traits.kind != .embeddedCard
-    }
-
-    /// Appends the canonical form of the plain content line `p` (one physical line of a card
-    /// checked without building, see ``DeferredProperties``) whose name has `traits`, read in
-    /// place, when its only parameters are `TYPE`s; answers `false`, appending nothing, for any
-    /// other line, which the caller then builds. `traits` must be ones that ``readsInPlace(_:)``.
-    ///
-    /// What it reads is what ``canonicalize(_:name:into:)`` takes from the property the full
-    /// parse builds of such a line: the group, the `TYPE` values (quoted or not, split at commas)
-    /// and the value, all as written.
-    static func canonicalizePlainLine(_ p: UnsafeBufferPointer<UInt8>, traits: PropertyTraits,
-                                      into result: inout [CanonicalProperty]) -> Bool {
-        assert(readsInPlace(traits), "a \(traits.upperName) line is built, not read in place")
-        let count = p.count
-        let located = CardParser.locateName(p)
-        var i = located.end
-        let groupEnd = located.groupEnd
-        var read = ReadParameters()
-        while i < count && p[i] == 0x3B {
-            i += 1
-            let nameStart = i
-            while i < count, p[i] != 0x3D, p[i] != 0x3B, p[i] != 0x3A { i += 1 }
-            guard i < count, p[i] == 0x3D, p.isName("TYPE", nameStart..<i) else { return false }
-            i += 1
-            let valuesStart: Int, valuesEnd: Int
-            if i < count && p[i] == 0x22 {
-                valuesStart = i + 1
-                i = valuesStart
-                while i < count, p[i] != 0x22 { i += 1 }
-                guard i < count else { return false }
-                valuesEnd = i
-                i += 1
-            } else {
-                valuesStart = i
-                while i < count, p[i] != 0x3B, p[i] != 0x3A { i += 1 }
-                valuesEnd = i
-            }
-            for piece in p[valuesStart..<valuesEnd].split(separator: 0x2C) {
-                read.typeValues.append(String(unsafeUninitializedCapacity: piece.count) { buffer in
-                    for (offset, byte) in piece.enumerated() { buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
-                    return piece.count
-                })
-            }
-        }
-        guard i < count, p[i] == 0x3A else { return false }
-        let value = String(decoding: p[(i + 1)...], as: UTF8.self)
-        let name = traits.upperName
-        let group = groupEnd.map { end in
-            String(unsafeUninitializedCapacity: end) { buffer in
-                for k in 0..<end { buffer[k] = p[k] >= 0x41 && p[k] <= 0x5A ? p[k] + 0x20 : p[k] }
-                return end
-            }
-        } ?? ""
-        canonicalize(read, group: group, name: name, kind: traits.kind, rawValue: value, into: &result)
-        return true
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 /// ``CanonicalProperty`` values, or the ``CanonicalLines`` the content hash is taken over.
 protocol CanonicalSink {
     /// Appends the canonical form of the plain content line `p` whose name has `traits` (see
-    /// ``CanonicalForm/canonicalizePlainLine(_:traits:into:)``), read in place; answers `false`,
-    /// appending nothing, when the line must be built first.
+    /// ``CanonicalLines/appendPlainLine(_:traits:)``), read in place; answers `false`, appending
+    /// nothing, when the line must be built first.
     mutating func appendPlainLine(_ p: UnsafeBufferPointer<UInt8>, traits: PropertyTraits) -> Bool
     /// Appends the canonical form of a built property whose upper-cased name is `name`.
     mutating func append(_ property: VCardProperty, name: String)
@@ -15,7 +15,10 @@ protocol CanonicalSink {
 
 extension Array: CanonicalSink where Element == CanonicalProperty {
     mutating func appendPlainLine(_ p: UnsafeBufferPointer<UInt8>, traits: PropertyTraits) -> Bool {
-        CanonicalForm.canonicalizePlainLine(p, traits: traits, into: &self)
+        var lines = CanonicalLines()
+        guard lines.appendPlainLine(p, traits: traits) else { return false }
+        if let property = lines.lastLineAsProperty() { append(property) }
+        return true
     }
 
     mutating func append(_ property: VCardProperty, name: String) {
@@ -67,6 +70,8 @@ struct CanonicalLines: CanonicalSink {
     /// The lower-cased `TYPE` values of a plain line, one after another, and where each is.
     private var typeBytes: [UInt8] = []
     private var typeValues: [Range<Int>] = []
+    /// Where each parameter of the last line ``appendPlainLine(_:traits:)`` appended is (without its `;`).
+    private var lastParameters: [Range<Int>] = []
 
     init(capacity: Int = 0) {
         storage.reserveCapacity(capacity)
@@ -235,20 +240,25 @@ struct CanonicalLines: CanonicalSink {
         storage.append(contentsOf: name.utf8)
         let nameEnd = storage.count
         // Sorted: PREF, TYPE, VALUE.
+        lastParameters.removeAll(keepingCapacity: true)
         if let prefValue {
             storage.append(contentsOf: ";PREF=".utf8)
             storage.append(contentsOf: typeBytes[prefValue])
+            lastParameters.append((nameEnd + 1)..<storage.count)
         } else if hasPrefType {
             storage.append(contentsOf: ";PREF=1".utf8)
+            lastParameters.append((nameEnd + 1)..<storage.count)
         }
         for (position, piece) in typeValues.enumerated() {
             storage.append(contentsOf: position == 0 ? ";TYPE=".utf8 : ",".utf8)
             storage.append(contentsOf: typeBytes[piece])
         }
+        if !typeValues.isEmpty { lastParameters.append((lastParameters.last.map { $0.upperBound + 1 } ?? nameEnd + 1)..<storage.count) }
         if let keptValueType {
             let isURL = typeBytes[keptValueType].elementsEqual("url".utf8)
             storage.append(contentsOf: ";VALUE=".utf8)
             storage.append(contentsOf: isURL ? Array("uri".utf8)[...] : typeBytes[keptValueType])
+            lastParameters.append((lastParameters.last.map { $0.upperBound + 1 } ?? nameEnd + 1)..<storage.count)
         }
         let parametersEnd = storage.count
         storage.append(0x3A)
@@ -261,6 +271,17 @@ struct CanonicalLines: CanonicalSink {
         }
         recordLine(start: start, groupEnd: groupEnd, nameEnd: nameEnd, parametersEnd: parametersEnd)
         return true
+    }
+
+    /// The last line ``appendPlainLine(_:traits:)`` appended, as a ``CanonicalProperty``; `nil`
+    /// when it appended none (`KIND:individual`).
+    func lastLineAsProperty() -> CanonicalProperty? {
+        guard let line = lines.last else { return nil }
+        return storage.withUnsafeBufferPointer { p in
+            func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: p[range]), as: UTF8.self) }
+            return CanonicalProperty(group: text(line.group), name: text(line.name), parameters: lastParameters.map(text),
+                                     value: text(line.value))
+        }
     }
 
     /// Appends ``CanonicalForm/normalizedValue(_:kind:name:)`` of the plain value `value`: text
