@@ -343,22 +343,9 @@ struct CanonicalLines: CanonicalSink {
             for byte in value[4...] where !isSeparator(byte) { storage.append(byte) }
             return
         }
-        // TextEscaping.unescape, then the filter.
-        var escaping = false
-        for byte in value {
-            let unescaped: UInt8
-            if escaping {
-                unescaped = byte == 0x6E || byte == 0x4E ? 0x0A : byte
-                escaping = false
-            } else if byte == 0x5C {
-                escaping = true
-                continue
-            } else {
-                unescaped = byte
-            }
-            if !isSeparator(unescaped) { storage.append(unescaped) }
+        TextEscaping.forEachUnescaped(value) { byte in
+            if !isSeparator(byte) { storage.append(byte) }
         }
-        if escaping { storage.append(0x5C) }
     }
 
     // MARK: - Order

@@ -36,22 +36,25 @@ public enum TextEscaping {
         guard value.utf8.contains(0x5C) else { return value }
         var out: [UInt8] = []
         out.reserveCapacity(value.utf8.count)
+        forEachUnescaped(value.utf8) { out.append($0) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Hands each byte of ``unescape(_:)``'s result for the UTF-8 text `bytes` to `body`.
+    static func forEachUnescaped(_ bytes: some Sequence<UInt8>, _ body: (UInt8) -> Void) {
         var escaping = false
-        for byte in value.utf8 {
+        for byte in bytes {
             if escaping {
-                switch byte {
-                case 0x6E, 0x4E: out.append(0x0A)
-                default: out.append(byte)
-                }
+                body(byte == 0x6E || byte == 0x4E ? 0x0A : byte)
                 escaping = false
             } else if byte == 0x5C {
                 escaping = true
             } else {
-                out.append(byte)
+                body(byte)
             }
         }
-        if escaping { out.append(0x5C) }
-        return String(decoding: out, as: UTF8.self)
+        // A lone backslash at the end stays.
+        if escaping { body(0x5C) }
     }
 
     /// Splits a value at unescaped occurrences of `separator` (`;` or `,`) without decoding
