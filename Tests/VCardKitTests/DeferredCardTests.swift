@@ -184,6 +184,9 @@ import TestSupport
             "FN:x\r\nPHOTO;ENCODING=b;TYPE=JPEG:QUJD\r\nLOGO;encoding=BASE64;TYPE=png:QUJDRA==\r\nKEY;ENCODING=B:QU JD\r\nNOTE;ENCODING=b:a b",
             "FN:x\r\nPHOTO;ENCODING=b:QUJDRE\r\n VGR0g=\r\nSOUND;ENCODING=\"b\":QUJD\r\nPHOTO;ENCODING=b;ENCODING=b:QUJD\r\nPHOTO;ENCODING=bb:QUJD",
             "FN:x\r\nPHOTO;ENCODING=b:QUJD\r\nQUJDRA\r\nNOTE:after a base64 line without a colon",
+            // An unindented base64 line followed by a fold with a colon (found by fuzzing): the
+            // full parse joins the base64 line to the photo, and the fold then has no property.
+            "FN:x\r\nPHOTO;ENCODING=b:QUJD\r\nQUJD\r\n X-A:b\r\nNOTE:y",
             "FN:x\r\nPHOTO;ENCODING=b:QUJD\tRA\r\nPHOTO;ENCODING=QUOTED-PRINTABLE:QUJD\r\nPHOTO;ENCODING=8BIT:QUJD\r\nPHOTO;X-E=B:QUJD",
             "FN:x\r\nPHOTO:QUJD\r\nPHOTO;VALUE=uri:http://x/p.jpg\r\nPHOTO;ENCODING=b;VALUE=binary:QUJD\r\nPHOTO;ENCODING=b:data:image/png;base64,QUJD",
         ]

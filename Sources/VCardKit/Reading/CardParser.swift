@@ -534,9 +534,10 @@ struct CardParser {
             let lastByte = bytes[line.contentEnd - 1]
             var plain: PlainLine?
             var end = index + 1
-            if index + 1 < last && (next.isEmpty || startsWithWhitespace(next)) || lastByte == 0x3D || lastByte == 0x5C {
-                // Folded, or ending where quoted-printable or a backslash may continue it: the
-                // logical line is assembled (reporting what a full parse reports there).
+            if index + 1 < last && (next.isEmpty || startsWithWhitespace(next) || isBase64Line(next)) || lastByte == 0x3D || lastByte == 0x5C {
+                // Folded, or ending where quoted-printable, a backslash or an unindented base64
+                // block may continue it: the logical line is assembled (reporting what a full
+                // parse reports there).
                 let (assembledEnd, nestedCard) = assemble(from: index, last: last)
                 end = assembledEnd
                 if nestedCard == nil {
