@@ -63,7 +63,7 @@ public enum CanonicalForm {
     /// The sorted canonical properties of `card`.
     ///
     /// A card read with its properties deferred (``VCardReadOptions/deferredVersions``) and not
-    /// edited since is read from its lines (``DeferredProperties/canonicalProperties(excluding:)``),
+    /// edited since is read from its lines (``DeferredProperties/canonicalize(excluding:into:)``),
     /// without building its properties; the result is the same.
     public static func properties(of card: VCard, excluding exclusions: Exclusions = .versionOnly) -> [CanonicalProperty] {
         var result: [CanonicalProperty] = []
@@ -90,7 +90,14 @@ public enum CanonicalForm {
 
     /// The `VALUE`s the canonical form leaves out for a property of known kind (the defaults, or
     /// spellings of them); `text` is left out for any property.
-    static let defaultValueTypes: Set<String> = ["url", "uri", "binary", "text", "date", "date-time", "date-and-or-time", "timestamp"]
+    private static let defaultValueTypes: Set<String> = ["url", "uri", "binary", "text", "date", "date-time", "date-and-or-time", "timestamp"]
+
+    /// Whether the canonical form leaves out the (lower-cased) `VALUE` `valueType` of a property
+    /// named `name` of `kind`: a default or a spelling of one, and `utc-offset` or `text` on `TZ`.
+    static func leavesOut(valueType: String, kind: PropertyValueKind, name: String) -> Bool {
+        defaultValueTypes.contains(valueType) && (kind != .unknown || valueType == "text")
+            || name == "TZ" && (valueType == "utc-offset" || valueType == "text")
+    }
 
     /// The `VALUE`s whose values are dates or times, written in basic form for a property of unknown kind.
     static let dateValueTypes: Set<String> = ["date", "date-time", "date-and-or-time", "timestamp", "time"]
@@ -141,8 +148,7 @@ public enum CanonicalForm {
             case "VALUE":
                 let value = parameter.values.first?.asciiLowercased ?? ""
                 read.valueType = value
-                if defaultValueTypes.contains(value) && (kind != .unknown || value == "text") { continue }
-                if name == "TZ" && (value == "utc-offset" || value == "text") { continue }
+                if leavesOut(valueType: value, kind: kind, name: name) { continue }
                 read.parameters.append(parameterName + "=" + (value == "url" ? "uri" : value))
             default:
                 read.parameters.append(parameterName + "=" + parameter.joinedValue)

@@ -226,9 +226,7 @@ struct CanonicalLines: CanonicalSink {
                 // A default VALUE is left out (any of these for a property of known kind).
                 let type = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueType]), as: UTF8.self)
                 valueTypeName = type
-                let isDefault = CanonicalForm.defaultValueTypes.contains(type) && (traits.kind != .unknown || type == "text")
-                    || name == "TZ" && (type == "utc-offset" || type == "text")
-                if !isDefault { keptValueType = valueType }
+                if !CanonicalForm.leavesOut(valueType: type, kind: traits.kind, name: name) { keptValueType = valueType }
             }
         }
 
