@@ -102,6 +102,31 @@ import VCardKit
         #expect(overlaid.syncStates == inMemory.syncStates)
     }
 
+    @Test func aTableWrittenInBlocksIsFoundWholeByKeyAndInOrder() throws {
+        // Entries of 20 to 80 bytes in blocks of 256, and one entry larger than a block.
+        var writer = SnapshotTableWriter(capacity: 600, blockLength: 256)
+        var written: [(key: [UInt8], value: [UInt8])] = []
+        for number in 0..<600 {
+            let key = Array("key-\(number)".utf8)
+            let value = number == 300 ? [UInt8](repeating: 0xA5, count: 1000) : Array(String(repeating: "v", count: number % 60).utf8)
+            writer.value.bytes = value
+            key.withUnsafeBytes { writer.add(key: $0) }
+            written.append((key, value))
+        }
+        let pieces = writer.section()
+        #expect(pieces.count > 100, "the entries span blocks")
+        let bytes = pieces.flatMap { $0 }
+        let table = try #require(SnapshotTable(SnapshotBytes(copying: bytes), at: 0, end: bytes.count))
+        #expect(table.count == 600 && table.end == bytes.count)
+        for entry in written {
+            let found = entry.key.withUnsafeBytes { table.value(forKey: $0).map { Array($0) } }
+            #expect(found == entry.value, "\(String(decoding: entry.key, as: UTF8.self))")
+        }
+        var order: [[UInt8]] = []
+        table.forEachEntry { key, _ in order.append(Array(key)) }
+        #expect(order == written.map(\.key))
+    }
+
     @Test func aChangedByteInAnyTableIsRefused() throws {
         let bytes = IndexSnapshot.encode(index(count: 200))
         let (summary, bodyStart) = try #require(IndexSnapshot.decodeSummary(bytes))

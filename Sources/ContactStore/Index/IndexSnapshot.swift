@@ -31,15 +31,7 @@ enum IndexSnapshot {
     /// - Parameter summary: the index's summary when the caller has it up to date (otherwise it
     ///   is made from every record and file of the index).
     static func encode(_ index: BookIndex, summary: IndexSummary? = nil, emit: ([UInt8]) -> Void) {
-        let summary = summary ?? IndexSummary(of: index)
-        var header = ByteWriter()
-        encodeSummary(summary, into: &header)
-        var out = ByteWriter()
-        out.bytes.append(contentsOf: magic)
-        out.int(Int64(header.bytes.count))
-        out.bytes.append(contentsOf: header.bytes)
-        out.int(Int64(bitPattern: SnapshotChecksum.of(header.bytes)))
-        emit(out.bytes)
+        emitSummary(summary ?? IndexSummary(of: index), emit)
         // The body: a directory (the remotes), then one table a section, each with its length and
         // checksum: the contacts, the live ones by file and by content, the card offsets, then
         // each remote's sync states. Made and written one at a time.
@@ -47,7 +39,7 @@ enum IndexSnapshot {
         let remotes = index.syncStates.keys.sorted()
         directory.int(Int64(remotes.count))
         for remote in remotes { directory.string(remote) }
-        emitSection(directory.bytes, emit)
+        emitSection([directory.bytes], emit)
         emitTable(index.records, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
         emitTable(index.uidsByFile, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
         emitTable(index.uidsByHash, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
@@ -73,14 +65,34 @@ enum IndexSnapshot {
         emitSection(writer.section(), emit)
     }
 
-    /// Emits a body section: its length, its bytes, their checksum.
-    private static func emitSection(_ bytes: [UInt8], _ emit: ([UInt8]) -> Void) {
+    /// Emits the start of the snapshot: the magic, the summary's length, its bytes and their
+    /// checksum. The summary's bytes are not copied, and are freed before the body is made.
+    private static func emitSummary(_ summary: IndexSummary, _ emit: ([UInt8]) -> Void) {
+        var header = ByteWriter()
+        encodeSummary(summary, into: &header)
         var frame = ByteWriter()
-        frame.int(Int64(bytes.count))
+        frame.bytes.append(contentsOf: magic)
+        frame.int(Int64(header.bytes.count))
         emit(frame.bytes)
-        emit(bytes)
+        emit(header.bytes)
         frame.bytes.removeAll()
-        frame.int(Int64(bitPattern: SnapshotChecksum.of(bytes)))
+        frame.int(Int64(bitPattern: SnapshotChecksum.of(header.bytes)))
+        emit(frame.bytes)
+    }
+
+    /// Emits a body section made of `pieces`, one after another: its length, the pieces (as they
+    /// are, not joined into one array), their checksum.
+    private static func emitSection(_ pieces: [[UInt8]], _ emit: ([UInt8]) -> Void) {
+        var frame = ByteWriter()
+        frame.int(Int64(pieces.reduce(0) { $0 + $1.count }))
+        emit(frame.bytes)
+        var checksum = SnapshotChecksum()
+        for piece in pieces {
+            emit(piece)
+            checksum.update(piece)
+        }
+        frame.bytes.removeAll()
+        frame.int(Int64(bitPattern: checksum.value))
         emit(frame.bytes)
     }
 

@@ -148,14 +148,23 @@ struct SnapshotTable: Sendable {
 /// Writes a ``SnapshotTable``: entries are added with their key and value bytes, then the
 /// section is made with a fresh random seed.
 struct SnapshotTableWriter {
-    private var entries: [UInt8] = []
+    /// The entries, in blocks of about ``blockLength`` bytes: a large table grows a block at a
+    /// time, never by copying all its entries into an array twice their size.
+    private var blocks: [[UInt8]] = []
+    /// The length of all entries so far.
+    private var entriesLength = 0
     private var starts: [UInt32] = []
     private var keyHashes: [UInt64] = []
     private let seed = UInt64.random(in: 1...UInt64.max)
     /// Scratch space for the value being written.
     var value = SnapshotValueWriter()
 
-    init(capacity: Int = 0) {
+    /// The size of a block of entries (except for an entry larger than that, alone in its block).
+    let blockLength: Int
+
+    /// A writer for about `capacity` entries, kept in blocks of `blockLength` bytes.
+    init(capacity: Int = 0, blockLength: Int = 1 << 20) {
+        self.blockLength = blockLength
         starts.reserveCapacity(capacity)
         keyHashes.reserveCapacity(capacity)
     }
@@ -163,12 +172,24 @@ struct SnapshotTableWriter {
     /// Adds an entry whose key is `key` and whose value is what was written to ``value`` since
     /// the last entry (which is then cleared). Each key is to be added once.
     mutating func add(key: UnsafeRawBufferPointer) {
-        starts.append(UInt32(entries.count))
+        starts.append(UInt32(entriesLength))
         keyHashes.append(Self.hash(key, seed: seed))
-        Self.append(UInt32(key.count), to: &entries)
-        Self.append(UInt32(value.bytes.count), to: &entries)
-        entries.append(contentsOf: key)
-        entries.append(contentsOf: value.bytes)
+        let length = 8 + key.count + value.bytes.count
+        if blocks.isEmpty {
+            blocks.append([])
+        } else if blocks[blocks.count - 1].count + length > blockLength {
+            // The first block grows as needed (a small table stays small); the next ones are
+            // made at their full size.
+            var block: [UInt8] = []
+            block.reserveCapacity(max(blockLength, length))
+            blocks.append(block)
+        }
+        let last = blocks.count - 1
+        Self.append(UInt32(key.count), to: &blocks[last])
+        Self.append(UInt32(value.bytes.count), to: &blocks[last])
+        blocks[last].append(contentsOf: key)
+        blocks[last].append(contentsOf: value.bytes)
+        entriesLength += length
         value.bytes.removeAll(keepingCapacity: true)
     }
 
@@ -189,8 +210,10 @@ struct SnapshotTableWriter {
         withUnsafeBytes(of: SnapshotValueWriter.littleEndianWords(hash)) { add(key: $0) }
     }
 
-    /// The section's bytes.
-    func section() -> [UInt8] {
+    /// The section, in pieces that follow each other: its header and slots, then its entries in
+    /// blocks. The entries are handed over as they were added, not copied: saving a large table
+    /// holds its entries once, not twice.
+    consuming func section() -> [[UInt8]] {
         var slotCount = 16
         while slotCount < starts.count * 2 { slotCount <<= 1 }
         if starts.isEmpty { slotCount = 0 }
@@ -201,14 +224,13 @@ struct SnapshotTableWriter {
             while slots[slot] != 0xFFFF_FFFF { slot = (slot + 1) & mask }
             slots[slot] = keyHashes[position] & 0xFFFF_FFFF_0000_0000 | UInt64(start)
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(32 + slotCount * 8 + entries.count)
-        for word in [UInt64(starts.count), seed, UInt64(slotCount), UInt64(entries.count)] { Self.append(word, to: &out) }
+        var head: [UInt8] = []
+        head.reserveCapacity(32 + slotCount * 8)
+        for word in [UInt64(starts.count), seed, UInt64(slotCount), UInt64(entriesLength)] { Self.append(word, to: &head) }
         slots.withUnsafeBufferPointer { buffer in
-            for word in buffer { Self.append(word, to: &out) }
+            for word in buffer { Self.append(word, to: &head) }
         }
-        out.append(contentsOf: entries)
-        return out
+        return [head] + blocks
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
