@@ -102,29 +102,33 @@ import VCardKit
         #expect(overlaid.syncStates == inMemory.syncStates)
     }
 
-    @Test func aTableWrittenInBlocksIsFoundWholeByKeyAndInOrder() throws {
-        // Entries of 20 to 80 bytes in blocks of 256, and one entry larger than a block.
-        var writer = SnapshotTableWriter(capacity: 600, blockLength: 256)
-        var written: [(key: [UInt8], value: [UInt8])] = []
-        for number in 0..<600 {
-            let key = Array("key-\(number)".utf8)
-            let value = number == 300 ? [UInt8](repeating: 0xA5, count: 1000) : Array(String(repeating: "v", count: number % 60).utf8)
-            writer.value.bytes = value
-            key.withUnsafeBytes { writer.add(key: $0) }
-            written.append((key, value))
+    @Test func aTableWrittenInTwoPassesAndInBlocksIsFoundWholeByKeyAndInOrder() throws {
+        // Entries of 14 to 75 bytes streamed in blocks of 256, and one entry larger than a block.
+        let entries: [(key: [UInt8], value: [UInt8])] = (0..<600).map { number in
+            (Array("key-\(number)".utf8),
+             number == 300 ? [UInt8](repeating: 0xA5, count: 1000) : Array(String(repeating: "v", count: number % 60).utf8))
         }
-        let pieces = writer.section()
-        #expect(pieces.count > 100, "the entries span blocks")
-        let bytes = pieces.flatMap { $0 }
+        var writer = SnapshotTableWriter(capacity: entries.count)
+        for entry in entries { entry.key.withUnsafeBytes { writer.place(key: $0, valueLength: entry.value.count) } }
+        var blocks: [[UInt8]] = [writer.head()]
+        var stream = SnapshotEntryStream(blockLength: 256)
+        for entry in entries {
+            entry.key.withUnsafeBytes { key in entry.value.withUnsafeBytes { stream.append(key: key, value: $0) { blocks.append($0) } } }
+        }
+        stream.finish { blocks.append($0) }
+        #expect(stream.length == writer.entriesLength)
+        #expect(blocks.count > 100, "the entries span blocks")
+        #expect(blocks.dropFirst().allSatisfy { $0.count <= 256 || $0.count == 8 + 7 + 1000 }, "a block holds at most 256 bytes, or one larger entry")
+        let bytes = blocks.flatMap { $0 }
         let table = try #require(SnapshotTable(SnapshotBytes(copying: bytes), at: 0, end: bytes.count))
         #expect(table.count == 600 && table.end == bytes.count)
-        for entry in written {
+        for entry in entries {
             let found = entry.key.withUnsafeBytes { table.value(forKey: $0).map { Array($0) } }
             #expect(found == entry.value, "\(String(decoding: entry.key, as: UTF8.self))")
         }
         var order: [[UInt8]] = []
         table.forEachEntry { key, _ in order.append(Array(key)) }
-        #expect(order == written.map(\.key))
+        #expect(order == entries.map(\.key))
     }
 
     @Test func aChangedByteInAnyTableIsRefused() throws {

@@ -39,64 +39,94 @@ enum IndexSnapshot {
         let remotes = index.syncStates.keys.sorted()
         directory.int(Int64(remotes.count))
         for remote in remotes { directory.string(remote) }
-        emitSection([directory.bytes], emit)
-        emitTable(index.records, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
-        emitTable(index.uidsByFile, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
-        emitTable(index.uidsByHash, emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
-        emitTable(index.cardOffsets, emit, add: { $0.add(key: $1) }, encode: { offset, out in out.int(offset) })
+        emitSection(directory.bytes, emit)
+        emitTable(index.records, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
+        emitTable(index.uidsByFile, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
+        emitTable(index.uidsByHash, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
+        emitTable(index.cardOffsets, emit, key: IndexTables.appendKey, encode: { offset, out in out.int(offset) })
         for remote in remotes {
-            emitTable(index.syncStates[remote] ?? [:], emit, add: { $0.add(key: $1) }, encode: IndexTables.encode)
+            emitTable(index.syncStates[remote] ?? [:], emit, key: IndexTables.appendKey, encode: IndexTables.encode)
         }
     }
 
-    /// Emits the table of `map` as a body section. Entries of its base that did not change are
-    /// copied as they are, not decoded and encoded again.
+    /// Emits the table of `map` as a body section, made in two passes over its entries
+    /// (``SnapshotTableWriter``): its entries are written as they are encoded, a block at a
+    /// time, never held whole. Entries of its base that did not change are copied as they are,
+    /// not decoded and encoded again.
     private static func emitTable<Key, Value>(_ map: KeyedMap<Key, Value>, _ emit: ([UInt8]) -> Void,
-                                              add: (inout SnapshotTableWriter, Key) -> Void,
+                                              key appendKey: (Key, inout [UInt8]) -> Void,
                                               encode: (Value, inout SnapshotValueWriter) -> Void) {
-        var writer = SnapshotTableWriter(capacity: map.count)
-        let copied = map.forEachUnchangedEncodedEntry { key, value in writer.add(key: key, value: value) }
-        // The rest (every entry when nothing was copied), encoded.
-        let visit = copied ? map.forEachChangedEntry : map.forEachEntry
-        visit { key, value in
-            encode(value, &writer.value)
-            add(&writer, key)
+        var scratch = SnapshotValueWriter()
+        var keyBytes: [UInt8] = []
+        // Every entry's key and value bytes, in the same order each time: the base's that did not
+        // change, then the rest (every entry when nothing was copied), encoded.
+        func forEachEntry(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) {
+            let copied = map.forEachUnchangedEncodedEntry(body)
+            let visit = copied ? map.forEachChangedEntry : map.forEachEntry
+            visit { key, value in
+                encode(value, &scratch)
+                appendKey(key, &keyBytes)
+                keyBytes.withUnsafeBytes { key in scratch.bytes.withUnsafeBytes { body(key, $0) } }
+                scratch.bytes.removeAll(keepingCapacity: true)
+                keyBytes.removeAll(keepingCapacity: true)
+            }
         }
-        emitSection(writer.section(), emit)
-    }
-
-    /// Emits the start of the snapshot: the magic, the summary's length, its bytes and their
-    /// checksum. The summary's bytes are not copied, and are freed before the body is made.
-    private static func emitSummary(_ summary: IndexSummary, _ emit: ([UInt8]) -> Void) {
-        var header = ByteWriter()
-        encodeSummary(summary, into: &header)
+        var writer = SnapshotTableWriter(capacity: map.count)
+        forEachEntry { key, value in writer.place(key: key, valueLength: value.count) }
+        let head = writer.head()
         var frame = ByteWriter()
-        frame.bytes.append(contentsOf: magic)
-        frame.int(Int64(header.bytes.count))
-        emit(frame.bytes)
-        emit(header.bytes)
-        frame.bytes.removeAll()
-        frame.int(Int64(bitPattern: SnapshotChecksum.of(header.bytes)))
-        emit(frame.bytes)
-    }
-
-    /// Emits a body section made of `pieces`, one after another: its length, the pieces (as they
-    /// are, not joined into one array), their checksum.
-    private static func emitSection(_ pieces: [[UInt8]], _ emit: ([UInt8]) -> Void) {
-        var frame = ByteWriter()
-        frame.int(Int64(pieces.reduce(0) { $0 + $1.count }))
+        frame.int(Int64(head.count + writer.entriesLength))
         emit(frame.bytes)
         var checksum = SnapshotChecksum()
-        for piece in pieces {
+        func emitPiece(_ piece: [UInt8]) {
             emit(piece)
             checksum.update(piece)
         }
+        emitPiece(head)
+        var entries = SnapshotEntryStream()
+        forEachEntry { key, value in entries.append(key: key, value: value, emit: emitPiece) }
+        entries.finish(emitPiece)
+        precondition(entries.length == writer.entriesLength, "a snapshot table's entries differ between its two passes")
         frame.bytes.removeAll()
         frame.int(Int64(bitPattern: checksum.value))
         emit(frame.bytes)
     }
 
-    private static func encodeSummary(_ summary: IndexSummary, into out: inout ByteWriter) {
+    /// Emits the start of the snapshot: the magic, the summary's length, its bytes and their
+    /// checksum. The summary's bytes are not copied, and are freed before the body is made.
+    private static func emitSummary(_ summary: IndexSummary, _ emit: ([UInt8]) -> Void) {
+        // Two passes: the first counts the summary's bytes, the second writes them a block at a
+        // time (the summary names every file: megabytes for a large book).
+        var length = ByteCounter()
+        encodeSummary(summary, into: &length)
+        var frame = ByteWriter()
+        frame.bytes.append(contentsOf: magic)
+        frame.int(Int64(length.count))
+        emit(frame.bytes)
+        let checksum = withoutActuallyEscaping(emit) { emit in
+            var stream = ByteStream(emit: emit)
+            encodeSummary(summary, into: &stream)
+            stream.finish()
+            precondition(stream.count == length.count, "the snapshot's summary differs between its two passes")
+            return stream.checksum.value
+        }
+        frame.bytes.removeAll()
+        frame.int(Int64(bitPattern: checksum))
+        emit(frame.bytes)
+    }
+
+    /// Emits a body section: its length, its bytes, their checksum.
+    private static func emitSection(_ bytes: [UInt8], _ emit: ([UInt8]) -> Void) {
+        var frame = ByteWriter()
+        frame.int(Int64(bytes.count))
+        emit(frame.bytes)
+        emit(bytes)
+        frame.bytes.removeAll()
+        frame.int(Int64(bitPattern: SnapshotChecksum.of(bytes)))
+        emit(frame.bytes)
+    }
+
+    private static func encodeSummary(_ summary: IndexSummary, into out: inout some ByteOutput) {
         out.int(summary.journalSize)
         out.int(Int64(summary.journalLines))
         out.int(Int64(summary.lastSequence))
@@ -122,8 +152,8 @@ enum IndexSnapshot {
         out.int(Int64(summary.files.count))
         summary.files.forEachEntry { file, tracked in
             out.int(Int64(file.count))
-            out.bytes.append(contentsOf: file)
-            out.bytes.append((tracked.isLive ? 1 : 0) | (tracked.stamp == nil ? 0 : 2))
+            out.append(UnsafeRawBufferPointer(file))
+            out.byte((tracked.isLive ? 1 : 0) | (tracked.stamp == nil ? 0 : 2))
             if let stamp = tracked.stamp {
                 out.int(stamp.size)
                 out.int(stamp.modified)
@@ -382,19 +412,69 @@ struct SnapshotChecksum {
     }
 }
 
-private struct ByteWriter {
-    var bytes: [UInt8] = []
+/// Where the snapshot's fields are written: an array (``ByteWriter``), a count of their bytes
+/// (``ByteCounter``), or blocks handed on as they fill (``ByteStream``).
+private protocol ByteOutput {
+    mutating func append(_ bytes: UnsafeRawBufferPointer)
+}
 
+extension ByteOutput {
     mutating func int(_ value: Int64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { append($0) }
+    }
+
+    mutating func byte(_ value: UInt8) {
+        withUnsafeBytes(of: value) { append($0) }
     }
 
     mutating func string(_ value: String) {
-        let utf8 = value.utf8
-        int(Int64(utf8.count))
-        bytes.append(contentsOf: utf8)
+        var value = value
+        int(Int64(value.utf8.count))
+        value.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+private struct ByteWriter: ByteOutput {
+    var bytes: [UInt8] = []
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes.append(contentsOf: bytes)
+    }
+}
+
+/// Counts the bytes written.
+private struct ByteCounter: ByteOutput {
+    var count = 0
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        count += bytes.count
+    }
+}
+
+/// Hands the bytes written to `emit` in blocks of about a megabyte, and keeps their checksum.
+private struct ByteStream: ByteOutput {
+    let emit: ([UInt8]) -> Void
+    private var block: [UInt8] = []
+    private(set) var checksum = SnapshotChecksum()
+    private(set) var count = 0
+
+    init(emit: @escaping ([UInt8]) -> Void) {
+        self.emit = emit
     }
 
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if block.count + bytes.count > 1 << 20 { finish() }
+        block.append(contentsOf: bytes)
+        count += bytes.count
+    }
+
+    /// Hands on what is left.
+    mutating func finish() {
+        guard !block.isEmpty else { return }
+        emit(block)
+        checksum.update(block)
+        block.removeAll(keepingCapacity: true)
+    }
 }
 
 private struct ByteReader {

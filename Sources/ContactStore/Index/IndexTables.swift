@@ -15,6 +15,16 @@ enum IndexTables {
         withUnsafeBytes(of: SnapshotValueWriter.littleEndianWords(hash), body)
     }
 
+    /// Appends the UTF-8 bytes of `key` to `bytes`.
+    static func appendKey(_ key: String, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: key.utf8)
+    }
+
+    /// Appends the 32 bytes of `hash` to `bytes`.
+    static func appendKey(_ hash: ContentHash, to bytes: inout [UInt8]) {
+        withKey(hash) { bytes.append(contentsOf: $0) }
+    }
+
     static func string(_ key: UnsafeRawBufferPointer) -> String { String(decoding: key, as: UTF8.self) }
 
     /// A map's base that is a snapshot table: keys and values are decoded from its entries

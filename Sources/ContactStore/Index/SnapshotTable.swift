@@ -145,75 +145,35 @@ struct SnapshotTable: Sendable {
     }
 }
 
-/// Writes a ``SnapshotTable``: entries are added with their key and value bytes, then the
-/// section is made with a fresh random seed.
+/// Writes a ``SnapshotTable`` in two passes over the same entries, in the same order, so that
+/// saving a table never holds more than a block of its entries. The first pass places each entry
+/// (``place(key:valueLength:)``): its key's hash and where it starts. That gives the section's
+/// length and its start (``head()``: the header and the slots, with a fresh random seed). The
+/// second pass writes the entries through a ``SnapshotEntryStream``.
 struct SnapshotTableWriter {
-    /// The entries, in blocks of about ``blockLength`` bytes: a large table grows a block at a
-    /// time, never by copying all its entries into an array twice their size.
-    private var blocks: [[UInt8]] = []
-    /// The length of all entries so far.
-    private var entriesLength = 0
     private var starts: [UInt32] = []
     private var keyHashes: [UInt64] = []
+    /// The length of the entries placed so far.
+    private(set) var entriesLength = 0
     private let seed = UInt64.random(in: 1...UInt64.max)
-    /// Scratch space for the value being written.
-    var value = SnapshotValueWriter()
 
-    /// The size of a block of entries (except for an entry larger than that, alone in its block).
-    let blockLength: Int
-
-    /// A writer for about `capacity` entries, kept in blocks of `blockLength` bytes.
-    init(capacity: Int = 0, blockLength: Int = 1 << 20) {
-        self.blockLength = blockLength
+    /// A writer for about `capacity` entries.
+    init(capacity: Int = 0) {
         starts.reserveCapacity(capacity)
         keyHashes.reserveCapacity(capacity)
     }
 
-    /// Adds an entry whose key is `key` and whose value is what was written to ``value`` since
-    /// the last entry (which is then cleared). Each key is to be added once.
-    mutating func add(key: UnsafeRawBufferPointer) {
+    /// Places the next entry: its key is `key`, its value `valueLength` bytes long. Each key is
+    /// to be placed once.
+    mutating func place(key: UnsafeRawBufferPointer, valueLength: Int) {
         starts.append(UInt32(entriesLength))
         keyHashes.append(Self.hash(key, seed: seed))
-        let length = 8 + key.count + value.bytes.count
-        if blocks.isEmpty {
-            blocks.append([])
-        } else if blocks[blocks.count - 1].count + length > blockLength {
-            // The first block grows as needed (a small table stays small); the next ones are
-            // made at their full size.
-            var block: [UInt8] = []
-            block.reserveCapacity(max(blockLength, length))
-            blocks.append(block)
-        }
-        let last = blocks.count - 1
-        Self.append(UInt32(key.count), to: &blocks[last])
-        Self.append(UInt32(value.bytes.count), to: &blocks[last])
-        blocks[last].append(contentsOf: key)
-        blocks[last].append(contentsOf: value.bytes)
-        entriesLength += length
-        value.bytes.removeAll(keepingCapacity: true)
+        entriesLength += SnapshotEntryStream.length(key: key.count, value: valueLength)
     }
 
-    /// Adds an entry whose key and value are the given bytes (copied from another table).
-    mutating func add(key: UnsafeRawBufferPointer, value bytes: UnsafeRawBufferPointer) {
-        value.bytes.append(contentsOf: bytes)
-        add(key: key)
-    }
-
-    /// Adds an entry whose key is the UTF-8 of `key`.
-    mutating func add(key: String) {
-        var key = key
-        key.withUTF8 { add(key: UnsafeRawBufferPointer($0)) }
-    }
-
-    /// Adds an entry whose key is the 32 bytes of `hash`.
-    mutating func add(key hash: ContentHash) {
-        withUnsafeBytes(of: SnapshotValueWriter.littleEndianWords(hash)) { add(key: $0) }
-    }
-
-    /// The section, in pieces that follow each other: its header and slots, then its entries in
-    /// blocks. The entries are handed over as they were added, not copied: saving a large table
-    /// holds its entries once, not twice.
-    consuming func section() -> [[UInt8]] {
+    /// The section's start, once every entry was placed: its header and slots. The entries
+    /// follow it, ``entriesLength`` bytes.
+    func head() -> [UInt8] {
         var slotCount = 16
         while slotCount < starts.count * 2 { slotCount <<= 1 }
         if starts.isEmpty { slotCount = 0 }
@@ -230,7 +190,7 @@ struct SnapshotTableWriter {
         slots.withUnsafeBufferPointer { buffer in
             for word in buffer { Self.append(word, to: &head) }
         }
-        return [head] + blocks
+        return head
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
@@ -258,6 +218,44 @@ struct SnapshotTableWriter {
         x ^= x >> 31
         x = x &* 0x94D0_49BB_1331_11EB
         return x ^ (x >> 29)
+    }
+}
+
+/// The entries of a ``SnapshotTable``'s section as they are written, one after another, handed
+/// on in blocks of about `blockLength` bytes (a larger entry makes a block of its own).
+struct SnapshotEntryStream {
+    private var block: [UInt8] = []
+    private let blockLength: Int
+    /// The length of the entries written so far.
+    private(set) var length = 0
+
+    init(blockLength: Int = 1 << 20) {
+        self.blockLength = blockLength
+    }
+
+    /// The length of an entry whose key and value have these lengths.
+    static func length(key: Int, value: Int) -> Int { 8 + key + value }
+
+    /// Writes an entry; `emit` is given the block it completes, if any.
+    mutating func append(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, emit: ([UInt8]) -> Void) {
+        let entry = Self.length(key: key.count, value: value.count)
+        if !block.isEmpty && block.count + entry > blockLength { flush(emit) }
+        if block.capacity == 0 { block.reserveCapacity(max(entry, min(blockLength, 64 << 10))) }
+        withUnsafeBytes(of: UInt32(key.count).littleEndian) { block.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(value.count).littleEndian) { block.append(contentsOf: $0) }
+        block.append(contentsOf: key)
+        block.append(contentsOf: value)
+        length += entry
+    }
+
+    /// Hands on the last block.
+    mutating func finish(_ emit: ([UInt8]) -> Void) {
+        if !block.isEmpty { flush(emit) }
+    }
+
+    private mutating func flush(_ emit: ([UInt8]) -> Void) {
+        emit(block)
+        block.removeAll(keepingCapacity: true)
     }
 }
 
