@@ -27,7 +27,8 @@ enum IndexSnapshot {
     }
 
     /// Encodes the snapshot in pieces handed to `emit` (the summary, then each section), so that
-    /// saving a large index holds at most one table's bytes besides the index.
+    /// saving a large index holds a megabyte or so of its bytes besides the index (and a table's
+    /// slots).
     /// - Parameter summary: the index's summary when the caller has it up to date (otherwise it
     ///   is made from every record and file of the index).
     static func encode(_ index: BookIndex, summary: IndexSummary? = nil, emit: ([UInt8]) -> Void) {
