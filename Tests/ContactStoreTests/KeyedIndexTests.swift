@@ -111,7 +111,7 @@ import VCardKit
         var writer = SnapshotTableWriter(capacity: entries.count)
         for entry in entries { entry.key.withUnsafeBytes { writer.place(key: $0, valueLength: entry.value.count) } }
         var blocks: [[UInt8]] = [writer.head()]
-        var stream = SnapshotEntryStream(blockLength: 256)
+        var stream = SnapshotSectionStream(blockLength: 256)
         for entry in entries {
             entry.key.withUnsafeBytes { key in entry.value.withUnsafeBytes { stream.append(key: key, value: $0) { blocks.append($0) } } }
         }

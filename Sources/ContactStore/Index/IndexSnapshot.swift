@@ -78,18 +78,13 @@ enum IndexSnapshot {
         var frame = ByteWriter()
         frame.int(Int64(head.count + writer.entriesLength))
         emit(frame.bytes)
-        var checksum = SnapshotChecksum()
-        func emitPiece(_ piece: [UInt8]) {
-            emit(piece)
-            checksum.update(piece)
-        }
-        emitPiece(head)
-        var entries = SnapshotEntryStream()
-        forEachEntry { key, value in entries.append(key: key, value: value, emit: emitPiece) }
-        entries.finish(emitPiece)
-        precondition(entries.length == writer.entriesLength, "a snapshot table's entries differ between its two passes")
+        var section = SnapshotSectionStream()
+        head.withUnsafeBytes { section.append($0, emit: emit) }
+        forEachEntry { key, value in section.append(key: key, value: value, emit: emit) }
+        section.finish(emit)
+        precondition(section.length == head.count + writer.entriesLength, "a snapshot table's entries differ between its two passes")
         frame.bytes.removeAll()
-        frame.int(Int64(bitPattern: checksum.value))
+        frame.int(Int64(bitPattern: section.checksum.value))
         emit(frame.bytes)
     }
 
@@ -108,8 +103,8 @@ enum IndexSnapshot {
             var stream = ByteStream(emit: emit)
             encodeSummary(summary, into: &stream)
             stream.finish()
-            precondition(stream.count == length.count, "the snapshot's summary differs between its two passes")
-            return stream.checksum.value
+            precondition(stream.section.length == length.count, "the snapshot's summary differs between its two passes")
+            return stream.section.checksum.value
         }
         frame.bytes.removeAll()
         frame.int(Int64(bitPattern: checksum))
@@ -452,29 +447,23 @@ private struct ByteCounter: ByteOutput {
     }
 }
 
-/// Hands the bytes written to `emit` in blocks of about a megabyte, and keeps their checksum.
+/// Hands the bytes written to `emit` in blocks (``SnapshotSectionStream``), keeping their
+/// length and checksum.
 private struct ByteStream: ByteOutput {
     let emit: ([UInt8]) -> Void
-    private var block: [UInt8] = []
-    private(set) var checksum = SnapshotChecksum()
-    private(set) var count = 0
+    private(set) var section = SnapshotSectionStream()
 
     init(emit: @escaping ([UInt8]) -> Void) {
         self.emit = emit
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        if block.count + bytes.count > 1 << 20 { finish() }
-        block.append(contentsOf: bytes)
-        count += bytes.count
+        section.append(bytes, emit: emit)
     }
 
     /// Hands on what is left.
     mutating func finish() {
-        guard !block.isEmpty else { return }
-        emit(block)
-        checksum.update(block)
-        block.removeAll(keepingCapacity: true)
+        section.finish(emit)
     }
 }
 

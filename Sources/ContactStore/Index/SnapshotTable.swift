@@ -149,7 +149,7 @@ struct SnapshotTable: Sendable {
 /// saving a table never holds more than a block of its entries. The first pass places each entry
 /// (``place(key:valueLength:)``): its key's hash and where it starts. That gives the section's
 /// length and its start (``head()``: the header and the slots, with a fresh random seed). The
-/// second pass writes the entries through a ``SnapshotEntryStream``.
+/// second pass writes the entries through a ``SnapshotSectionStream``.
 struct SnapshotTableWriter {
     private var starts: [UInt32] = []
     private var keyHashes: [UInt64] = []
@@ -168,7 +168,7 @@ struct SnapshotTableWriter {
     mutating func place(key: UnsafeRawBufferPointer, valueLength: Int) {
         starts.append(UInt32(entriesLength))
         keyHashes.append(Self.hash(key, seed: seed))
-        entriesLength += SnapshotEntryStream.length(key: key.count, value: valueLength)
+        entriesLength += SnapshotSectionStream.length(key: key.count, value: valueLength)
     }
 
     /// The section's start, once every entry was placed: its header and slots. The entries
@@ -221,26 +221,36 @@ struct SnapshotTableWriter {
     }
 }
 
-/// The entries of a ``SnapshotTable``'s section as they are written, one after another, handed
-/// on in blocks of about `blockLength` bytes (a larger entry makes a block of its own).
-struct SnapshotEntryStream {
+/// A snapshot section's bytes as they are written, handed on in blocks of about `blockLength`
+/// bytes (a piece or an entry larger than that makes a block of its own), with their length and
+/// checksum: how the summary and each ``SnapshotTable`` reach the file without being held whole.
+struct SnapshotSectionStream {
     private var block: [UInt8] = []
     private let blockLength: Int
-    /// The length of the entries written so far.
+    /// The length of what was written so far.
     private(set) var length = 0
+    /// The checksum of the blocks handed on so far (all of them after ``finish(_:)``).
+    private(set) var checksum = SnapshotChecksum()
 
     init(blockLength: Int = 1 << 20) {
         self.blockLength = blockLength
     }
 
-    /// The length of an entry whose key and value have these lengths.
+    /// The length of a table's entry whose key and value have these lengths.
     static func length(key: Int, value: Int) -> Int { 8 + key + value }
 
-    /// Writes an entry; `emit` is given the block it completes, if any.
+    /// Writes `bytes` as they are; `emit` is given the block they complete, if any.
+    mutating func append(_ bytes: UnsafeRawBufferPointer, emit: ([UInt8]) -> Void) {
+        makeRoom(for: bytes.count, emit)
+        block.append(contentsOf: bytes)
+        length += bytes.count
+    }
+
+    /// Writes a table's entry (never split between blocks); `emit` is given the block it
+    /// completes, if any.
     mutating func append(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, emit: ([UInt8]) -> Void) {
         let entry = Self.length(key: key.count, value: value.count)
-        if !block.isEmpty && block.count + entry > blockLength { flush(emit) }
-        if block.capacity == 0 { block.reserveCapacity(max(entry, min(blockLength, 64 << 10))) }
+        makeRoom(for: entry, emit)
         withUnsafeBytes(of: UInt32(key.count).littleEndian) { block.append(contentsOf: $0) }
         withUnsafeBytes(of: UInt32(value.count).littleEndian) { block.append(contentsOf: $0) }
         block.append(contentsOf: key)
@@ -253,8 +263,15 @@ struct SnapshotEntryStream {
         if !block.isEmpty { flush(emit) }
     }
 
+    /// Hands on the block when `count` more bytes would overflow it.
+    private mutating func makeRoom(for count: Int, _ emit: ([UInt8]) -> Void) {
+        if !block.isEmpty && block.count + count > blockLength { flush(emit) }
+        if block.capacity == 0 { block.reserveCapacity(max(count, min(blockLength, 64 << 10))) }
+    }
+
     private mutating func flush(_ emit: ([UInt8]) -> Void) {
         emit(block)
+        checksum.update(block)
         block.removeAll(keepingCapacity: true)
     }
 }
