@@ -117,14 +117,12 @@ struct BookIndex: Sendable {
             if !existing.isDeleted { removeLive(existing) }
         }
         if event.operation == .delete || event.hash == nil {
-            record.lastHash = event.previousHash ?? record.hash ?? record.lastHash
-            record.hash = nil
+            record.markDeleted(lastHash: event.previousHash ?? record.hash ?? record.lastHash)
         } else {
             if record.isDeleted && records[event.uid] != nil && event.operation == .add {
                 record.createdSequence = event.sequence
             }
-            record.hash = event.hash
-            record.lastHash = event.hash
+            if let hash = event.hash { record.setCurrent(hash) }
             record.isGeneratedUID = event.isGeneratedUID
         }
         record.file = event.file

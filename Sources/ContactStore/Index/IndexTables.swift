@@ -100,10 +100,12 @@ enum IndexTables {
     static func decodeRecord(uid: String, _ bytes: UnsafeRawBufferPointer) -> ContactRecord? {
         var input = SnapshotValueReader(bytes)
         guard let file = input.string(), let flags = input.byte() else { return nil }
-        var record = ContactRecord(uid: uid, isGeneratedUID: flags & 1 != 0, file: file, hash: nil, lastHash: nil, name: nil,
+        var hash: ContentHash?
+        var lastHash: ContentHash?
+        if flags & 2 != 0 { guard let read = input.hash() else { return nil }; hash = read }
+        if flags & 4 != 0 { guard let read = input.hash() else { return nil }; lastHash = read }
+        var record = ContactRecord(uid: uid, isGeneratedUID: flags & 1 != 0, file: file, hash: hash, lastHash: lastHash, name: nil,
                                    createdSequence: 0, sequence: 0)
-        if flags & 2 != 0 { guard let hash = input.hash() else { return nil }; record.hash = hash }
-        if flags & 4 != 0 { guard let hash = input.hash() else { return nil }; record.lastHash = hash }
         if flags & 8 != 0 { guard let name = input.string() else { return nil }; record.name = name }
         guard let created = input.int(), let last = input.int(), let modified = input.int() else { return nil }
         record.createdSequence = Int(created)
