@@ -63,6 +63,20 @@ import VCardKit
         #expect(opened.records["uid-500"] == nil && opened.uidsByFile["file-4.vcf"] == nil && opened.cardOffsets[hash(9999)] == nil)
     }
 
+    @Test func aSnapshotSavedFromTheIndexAloneListsEveryFileTheIndexTracks() throws {
+        var original = index(count: 120)
+        // A stamped file whose contact was deleted, and one with no contact at all: tracked, not live.
+        original.stamps["file-4.vcf"] = FileStamp(size: 10, modified: 20, changed: 30, inode: 40)
+        original.stamps["stray.vcf"] = FileStamp(size: 5, modified: 6, changed: 7, inode: 8)
+        let (summary, _) = try #require(IndexSnapshot.decodeSummary(IndexSnapshot.encode(original)))
+        #expect(summary == IndexSummary(of: original))
+        #expect(summary.files.count == original.uidsByFile.count + 2 && summary.liveFileCount == original.uidsByFile.count)
+        #expect(summary.files["file-1.vcf"] == IndexSummary.TrackedFile(stamp: FileStamp(size: 1, modified: 2, changed: 3, inode: 4), isLive: true))
+        #expect(summary.files["file-4.vcf"] == IndexSummary.TrackedFile(stamp: FileStamp(size: 10, modified: 20, changed: 30, inode: 40), isLive: false))
+        #expect(summary.files["stray.vcf"] == IndexSummary.TrackedFile(stamp: FileStamp(size: 5, modified: 6, changed: 7, inode: 8), isLive: false))
+        #expect(summary.files["file-2.vcf"] == IndexSummary.TrackedFile(stamp: nil, isLive: true))
+    }
+
     @Test func eventsAppliedAfterOpeningGiveWhatTheyGiveInMemory() throws {
         var inMemory = index(count: 300)
         var opened = try reopened(inMemory)

@@ -32,7 +32,12 @@ enum IndexSnapshot {
     /// - Parameter summary: the index's summary when the caller has it up to date (otherwise it
     ///   is made from every record and file of the index).
     static func encode(_ index: BookIndex, summary: IndexSummary? = nil, emit: ([UInt8]) -> Void) {
-        emitSummary(summary ?? IndexSummary(of: index), emit)
+        if let summary {
+            emitSummary(summary, files: .table(summary.files), emit)
+        } else {
+            // The files are listed from the index's own maps, not copied into a summary's table first.
+            emitSummary(IndexSummary(of: index, includingFiles: false), files: .index(index), emit)
+        }
         // The body: a directory (the remotes), then one table a section, each with its length and
         // checksum: the contacts, the live ones by file and by content, the card offsets, then
         // each remote's sync states. Made and written one at a time.
@@ -90,18 +95,19 @@ enum IndexSnapshot {
 
     /// Emits the start of the snapshot: the magic, the summary's length, its bytes and their
     /// checksum. The summary's bytes are not copied, and are freed before the body is made.
-    private static func emitSummary(_ summary: IndexSummary, _ emit: ([UInt8]) -> Void) {
+    /// - Parameter files: where the summary's files are read (its ``IndexSummary/files`` are not).
+    private static func emitSummary(_ summary: IndexSummary, files: SummaryFiles, _ emit: ([UInt8]) -> Void) {
         // Two passes: the first counts the summary's bytes, the second writes them a block at a
         // time (the summary names every file: megabytes for a large book).
         var length = ByteCounter()
-        encodeSummary(summary, into: &length)
+        encodeSummary(summary, files: files, into: &length)
         var frame = ByteWriter()
         frame.bytes.append(contentsOf: magic)
         frame.int(Int64(length.count))
         emit(frame.bytes)
         let checksum = withoutActuallyEscaping(emit) { emit in
             var stream = ByteStream(emit: emit)
-            encodeSummary(summary, into: &stream)
+            encodeSummary(summary, files: files, into: &stream)
             stream.finish()
             precondition(stream.section.length == length.count, "the snapshot's summary differs between its two passes")
             return stream.section.checksum.value
@@ -122,7 +128,7 @@ enum IndexSnapshot {
         emit(frame.bytes)
     }
 
-    private static func encodeSummary(_ summary: IndexSummary, into out: inout some ByteOutput) {
+    private static func encodeSummary(_ summary: IndexSummary, files: SummaryFiles, into out: inout some ByteOutput) {
         out.int(summary.journalSize)
         out.int(Int64(summary.journalLines))
         out.int(Int64(summary.lastSequence))
@@ -145,8 +151,8 @@ enum IndexSnapshot {
             out.int(Int64(tally.unsynced.count))
             for uid in tally.unsynced { out.string(uid) }
         }
-        out.int(Int64(summary.files.count))
-        summary.files.forEachEntry { file, tracked in
+        out.int(Int64(files.count))
+        files.forEach { file, tracked in
             out.int(Int64(file.count))
             out.append(UnsafeRawBufferPointer(file))
             out.byte((tracked.isLive ? 1 : 0) | (tracked.stamp == nil ? 0 : 2))
@@ -193,7 +199,7 @@ enum IndexSnapshot {
         return (summary, bodyStart)
     }
 
-    /// Reads the summary's fields (as ``encodeSummary(_:into:)`` wrote them) from `input`.
+    /// Reads the summary's fields (as ``encodeSummary(_:files:into:)`` wrote them) from `input`.
     private static func decodeSummaryFields(_ input: inout ByteReader) -> IndexSummary? {
         var summary = IndexSummary()
         guard let size = input.int(), let lines = input.int(), let sequence = input.int(), let lastScan = input.int(),
@@ -247,7 +253,7 @@ enum IndexSnapshot {
     /// the magic.
     static func encodeDelta(_ delta: IndexDelta) -> [UInt8] {
         var payload = ByteWriter()
-        encodeSummary(delta.summary, into: &payload)
+        encodeSummary(delta.summary, files: .table(delta.summary.files), into: &payload)
         payload.int(Int64(delta.removedFiles.count))
         for file in delta.removedFiles { payload.string(file) }
         if let overlay = delta.overlay {

@@ -38,7 +38,10 @@ struct IndexSummary: Sendable, Equatable {
     init() {}
 
     /// The summary of `index`.
-    init(of index: BookIndex) {
+    /// - Parameter includingFiles: `false` leaves ``files`` empty (``liveFileCount`` is set all
+    ///   the same): for a snapshot that lists the index's files from the index itself
+    ///   (``SummaryFiles/index(_:)``) instead of holding them a second time.
+    init(of index: BookIndex, includingFiles: Bool = true) {
         takePositionAndCounts(of: index)
         for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
             let states = index.syncStates[remote] ?? [:]
@@ -46,10 +49,10 @@ struct IndexSummary: Sendable, Equatable {
             states.forEachEntry { _, state in if state.hash != nil { synced += 1 } }
             remotes[remote] = RemoteTally(synced: synced, unsynced: index.unsyncedUIDs(states: states))
         }
-        files.reserveCapacity(index.uidsByFile.count + index.stamps.count / 8)
-        for file in index.uidsByFile.keys { files[file] = TrackedFile(stamp: index.stamps[file], isLive: true) }
-        for (file, stamp) in index.stamps where files[file] == nil { files[file] = TrackedFile(stamp: stamp, isLive: false) }
         liveFileCount = index.uidsByFile.count
+        guard includingFiles else { return }
+        files.reserveCapacity(index.uidsByFile.count + index.stamps.count / 8)
+        SummaryFiles.index(index).forEach { name, file in files.update(bytes: name, to: file) }
     }
 
     /// Takes `index`'s journal position, scan time, live count and checkpoints.
@@ -134,5 +137,45 @@ extension BookIndex {
     private static func isUnsynced(_ record: ContactRecord, state: RemoteSyncState?) -> Bool {
         if let hash = record.hash { return state?.hash != hash }
         return state?.hash != nil
+    }
+}
+
+/// The files a snapshot's summary lists, by where they are read: an ``IndexSummary``'s table,
+/// or an index's own maps (every file with live contacts, then every other stamped file), so
+/// that saving the snapshot of a large index does not first copy every file name and stamp into
+/// a table (6 MB at 100,000 contacts, at the moment memory is highest).
+enum SummaryFiles {
+    case table(FileTable)
+    case index(BookIndex)
+
+    /// The number of files listed.
+    var count: Int {
+        switch self {
+        case .table(let table): return table.count
+        case .index(let index):
+            var count = index.uidsByFile.count
+            index.stamps.forEachEntry { file, _ in if index.uidsByFile[file] == nil { count += 1 } }
+            return count
+        }
+    }
+
+    /// Calls `body` with each file's name (UTF-8) and what is tracked of it, in the same order each time.
+    func forEach(_ body: (UnsafeBufferPointer<UInt8>, IndexSummary.TrackedFile) -> Void) {
+        switch self {
+        case .table(let table): table.forEachEntry(body)
+        case .index(let index):
+            index.uidsByFile.forEachEntry { file, _ in
+                Self.withBytes(of: file) { body($0, IndexSummary.TrackedFile(stamp: index.stamps[file], isLive: true)) }
+            }
+            index.stamps.forEachEntry { file, stamp in
+                guard index.uidsByFile[file] == nil else { return }
+                Self.withBytes(of: file) { body($0, IndexSummary.TrackedFile(stamp: stamp, isLive: false)) }
+            }
+        }
+    }
+
+    private static func withBytes(of name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var name = name
+        name.withUTF8(body)
     }
 }
