@@ -54,8 +54,9 @@ extension SyncEngine {
         let remoteName: String? = if case .live(let decoded) = remoteSide { decoded.card.formattedName } else { nil }
         let name = remoteName ?? record?.name ?? uid
 
+        // The remote side's version (its name read once, above).
         func remoteVersion(_ decoded: ContactDocument.Decoded) -> RemoteVersion {
-            RemoteVersion(uid: uid, bytes: decoded.bytes, hash: decoded.hash, name: decoded.card.formattedName,
+            RemoteVersion(uid: uid, bytes: decoded.bytes, hash: decoded.hash, name: remoteName,
                           isGeneratedUID: decoded.isGeneratedUID, revision: decoded.revision, edited: decoded.editTime)
         }
         func takeRemote() {

@@ -53,6 +53,18 @@ import VCardKit
         #expect(throws: ContactDocument.DocumentProblem.self) { try ContactDocument.decode(document) }
     }
 
+    /// White space around a card's UID (a tab, spaces, a no-break or ideographic space) is not
+    /// part of it: the card still belongs to its id, and a UID of white space only is none.
+    @Test(arguments: [("ada", "ada"), (" ada\t", "ada"), ("\u{00A0}ada", "ada"), ("ada\u{3000}", "ada"), ("é-1 ", "é-1"),
+                      ("  ", "t")])
+    func whiteSpaceAroundTheCardsUIDIsNotPartOfIt(cardUID: String, idUID: String) throws {
+        let document: JSONObject = ["_id": .string("contact:" + idUID), "_rev": "1-0123456789abcdef0123456789abcdef",
+                                    "vcard": .string("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:\(cardUID)\r\nFN:A\r\nEND:VCARD\r\n")]
+        let decoded = try ContactDocument.decode(document)
+        #expect(decoded.uid == idUID)
+        #expect(decoded.isGeneratedUID == cardUID.allSatisfy(\.isWhitespace))
+    }
+
     @Test(arguments: [Int64(0), 1_795_324_184_120, 951_782_400_000, -1, 4_102_444_799_999])
     func timesRoundTripThroughTheirText(milliseconds: Int64) throws {
         let formatter = ISO8601DateFormatter()
