@@ -42,6 +42,7 @@ struct ImportCommand: AsyncParsableCommand {
     var format: OutputFormat = .text
 
     func run() async throws {
+        HeapTuning.keepLargeBuffersOutOfTheHeap()
         try await reportingFailures {
             let (files, missing) = InputPaths.expand(sources)
             guard missing.isEmpty else {

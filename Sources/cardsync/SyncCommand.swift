@@ -101,6 +101,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        HeapTuning.keepLargeBuffersOutOfTheHeap()
         try await reportingFailures {
             let book = directory
             var choice = try RemoteChoice.resolve(book: book, remote: remote, passwordFile: passwordFile, insecure: insecure)
