@@ -63,6 +63,50 @@ actor StreamedFetch: PullSource {
     }
 }
 
+/// Every contact document of a streamed `_changes?include_docs=true` response read from the
+/// start, in feed order, a batch at a time: the first pull into a blank book, which wants them
+/// all, without listing the feed's ids first.
+actor WholeFeedFetch: PullSource {
+    let feed: ChangesFeedReader
+    let batchSize: Int
+    /// The ids taken so far.
+    private(set) var taken: Set<String> = []
+    /// Whether a document was listed a second time (changed while the feed was read; the later
+    /// listing is not taken).
+    private(set) var listedTwice = false
+    /// How far the feed is applied when a document was listed twice: the sequence of the row
+    /// before the first repeated listing (`nil` if that was the first row). The checkpoint must
+    /// not pass it, so that the next sync reads the later version.
+    private(set) var appliedThrough: CouchSequence?
+    private var lastSequence: CouchSequence?
+
+    init(feed: ChangesFeedReader, batchSize: Int) {
+        self.feed = feed
+        self.batchSize = batchSize
+    }
+
+    func nextBatch() async throws -> [FetchedDocument] {
+        var rows: [FetchedDocument] = []
+        while rows.count < batchSize, let change = try await feed.next() {
+            defer { lastSequence = change.sequence }
+            guard change.id.hasPrefix(ContactDocument.idPrefix) else { continue }
+            if taken.insert(change.id).inserted {
+                rows.append(FetchedDocument(change))
+            } else if !listedTwice {
+                listedTwice = true
+                appliedThrough = lastSequence
+            }
+        }
+        return rows
+    }
+
+    /// The position the checkpoint may take once every batch is applied: the end of the feed,
+    /// or where it was applied through when a document was listed twice.
+    var checkpoint: CouchSequence? {
+        get async { listedTwice ? appliedThrough : await feed.lastSequence }
+    }
+}
+
 /// The documents named by `keys`, fetched with `_all_docs?include_docs=true&conflicts=true`,
 /// `batchSize` per request.
 actor KeyedFetch: PullSource {

@@ -44,7 +44,8 @@ extension SyncEngine {
         var leftovers = candidates.map(\.id)
         if candidates.count > 1 && candidates.count * 2 >= feed.changes.count {
             let streamed = StreamedFetch(feed: database.changesFeed(ChangesRequest(since: since ?? .zero, includeDocuments: true,
-                                                                                   allRevisions: true, conflicts: true)),
+                                                                                   allRevisions: true, conflicts: true),
+                                                                    maximumRowBytes: options.maximumStreamedRowBytes),
                                          wanted: Set(leftovers), batchSize: options.batchSize)
             try await pullBatches(from: streamed, total: candidates.count, done: &done, states: states, records: records,
                                   outcome: &outcome, report: &report)
@@ -59,9 +60,38 @@ extension SyncEngine {
         return outcome
     }
 
+    /// The first pull into a blank book (``AddressBook/isBlank(remote:)``), which takes every
+    /// contact document of the server: the documents come from one streamed
+    /// `_changes?include_docs=true` response read from the start, with no listing of the
+    /// feed's ids and revisions first (a request, and a pass over every change, that cost a tenth
+    /// of a large first pull and held every id in memory). There is nothing here to compare
+    /// them with and no side to guard against emptying. Should the stream pass rows over (larger
+    /// than a row may be), the feed is listed after all and what the stream did not give is
+    /// fetched by key.
+    ///
+    /// - Returns: the feed position the checkpoint may take, and what the pull left for the push.
+    func pullIntoBlankBook(report: inout SyncReport) async throws -> (lastSequence: CouchSequence?, outcome: PullOutcome) {
+        var outcome = PullOutcome()
+        let reader = database.changesFeed(ChangesRequest(since: .zero, includeDocuments: true, allRevisions: true, conflicts: true),
+                                          maximumRowBytes: options.maximumStreamedRowBytes)
+        let streamed = WholeFeedFetch(feed: reader, batchSize: options.batchSize)
+        var done = 0
+        try await pullBatches(from: streamed, total: nil, done: &done, states: [:], records: [:], outcome: &outcome, report: &report)
+        let checkpoint = await streamed.checkpoint
+        if await reader.skippedRowCount > 0 {
+            let taken = await streamed.taken
+            let listed = try await readFeed(since: nil)
+            let leftovers = listed.changes.map(\.id).filter { !taken.contains($0) }
+            logger.debug("rows too large for the stream; fetching them by key", metadata: ["documents": "\(leftovers.count)"])
+            let keyed = KeyedFetch(database: database, keys: leftovers, batchSize: options.batchSize)
+            try await pullBatches(from: keyed, total: nil, done: &done, states: [:], records: [:], outcome: &outcome, report: &report)
+        }
+        return (checkpoint, outcome)
+    }
+
     /// Applies the batches of `source` until it has none left, reading and decoding the next
     /// batch while one is applied.
-    private func pullBatches(from source: some PullSource, total: Int, done: inout Int, states: [String: RemoteSyncState],
+    private func pullBatches(from source: some PullSource, total: Int?, done: inout Int, states: [String: RemoteSyncState],
                              records: [String: ContactRecord], outcome: inout PullOutcome, report: inout SyncReport) async throws {
         func fetch() -> Task<(rows: [FetchedDocument], decoded: [Result<ContactDocument.Decoded, ContactDocument.DocumentProblem>?]), any Error> {
             Task {

@@ -65,11 +65,19 @@ public struct SyncEngine: Sendable {
             if options.reset && !options.dryRun { try await book.forgetSyncState(remote: remote) }
             try await checkLocalEmptied()
             let (exists, since) = try await openRemote(&report)
-            let feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
-            // Nothing changed remotely since the checkpoint: the pull needs no sync state.
-            let quietFeed = feed.changes.isEmpty && since != nil
-            let plan = try await pull(feed, isComplete: since == nil, since: since, states: quietFeed ? [:] : await syncStates(for: feed),
+            let feed: Feed
+            let plan: PullOutcome
+            if exists, since == nil, !options.dryRun, await book.isBlank(remote: remote) {
+                // A first pull into a book that holds nothing: every document is wanted.
+                let (lastSequence, outcome) = try await pullIntoBlankBook(report: &report)
+                (feed, plan) = (Feed(changes: [], lastSequence: lastSequence), outcome)
+            } else {
+                feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
+                // Nothing changed remotely since the checkpoint: the pull needs no sync state.
+                let quietFeed = feed.changes.isEmpty && since != nil
+                plan = try await pull(feed, isComplete: since == nil, since: since, states: quietFeed ? [:] : await syncStates(for: feed),
                                       report: &report)
+            }
             if !options.dryRun, let last = feed.lastSequence {
                 let position = Self.text(of: last)
                 try await book.recordCheckpoint(position, remote: remote, summary: report.summaryLine)
@@ -233,7 +241,7 @@ public struct SyncEngine: Sendable {
     }
 
     /// Every contact change since `since`, without bodies (small: ids and revisions), the latest per document.
-    private func readFeed(since: CouchSequence?) async throws -> Feed {
+    func readFeed(since: CouchSequence?) async throws -> Feed {
         var latest: [String: Int] = [:]
         var changes: [Change] = []
         var position = since

@@ -21,6 +21,9 @@ public struct SyncOptions: Sendable {
     public var concurrentBatches: Int
     /// Rows per `_changes` request.
     public var changesPageSize: Int
+    /// The largest row of a streamed `_changes?include_docs=true` response taken whole (64 MB);
+    /// a larger document is fetched by key instead.
+    public var maximumStreamedRowBytes = 64 << 20
     /// Called as the sync goes (from any task).
     public var progress: (@Sendable (SyncProgress) -> Void)?
 

@@ -63,13 +63,17 @@ import TestSupport
             try a.remove("c4.vcf")
             try a.write(card("c5", "Person C5", note: "edited"), to: "c5.vcf")
             try await sync(a, remote)
+            // b holds a contact of its own, so its first sync lists the feed before fetching
+            // (a blank book's first pull reads the documents' stream alone).
             let b = try makeBook("b")
+            try b.write(card("own", "Own Contact"), to: "own.vcf")
             let requests = RequestLog()
             let report = try await sync(b, remote, changesPageSize: 3, wrap: { RecordingTransport(base: $0, log: requests) })
             let pages = try await requests.changesSince()
             #expect(pages.count >= 4, "\(pages)")
             #expect(pages.first == .some(nil) && pages.dropFirst().allSatisfy { $0 != nil }, "each page continues where the last ended")
-            #expect(report.pulledCounts == (10, 0, 0) && report.problems.isEmpty)
+            #expect(report.pulledCounts == (10, 0, 0) && report.pushedCounts == (1, 0, 0) && report.problems.isEmpty)
+            try await sync(a, remote)
             #expect(try await liveHashes(b) == (try await liveHashes(a)))
             #expect(!(try await sync(b, remote, changesPageSize: 3)).hasChanges)
         }

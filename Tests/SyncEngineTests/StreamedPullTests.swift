@@ -116,6 +116,57 @@ import Glibc
             #expect(!(try await sync(whole, remote)).hasChanges)
         }
     }
+
+    /// A first pull into a book that holds nothing takes every document from one streamed
+    /// response read from the start: the feed's ids are not listed first, and nothing is
+    /// fetched by key. The checkpoint it records leaves the next sync nothing to do.
+    @Test(arguments: Endpoint.all)
+    func aFirstPullIntoABlankBookReadsTheFeedOnceWithTheDocuments(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 25)
+            try await sync(a, remote)
+            for index in 0..<3 { try a.write(card("c\(index)", "Person C\(index)", note: "edited"), to: "c\(index).vcf") }
+            for index in 3..<5 { try a.remove("c\(index).vcf") }
+            try await sync(a, remote)
+
+            let b = try makeBook("b")
+            let log = RequestLog()
+            let report = try await sync(b, remote, batchSize: 4, wrap: { RecordingTransport(base: $0, log: log) })
+            #expect(report.pulled.count == 23 && report.problems.isEmpty)
+            #expect(try await liveHashes(b) == (try await liveHashes(a)))
+            #expect(try b.contents() == (try a.contents()))
+            let urls = await log.urls
+            let feeds = urls.filter { $0.contains("/_changes") }
+            #expect(feeds.count == 1 && feeds.allSatisfy { $0.contains("include_docs=true") }, "\(urls)")
+            #expect(!urls.contains { $0.contains("/_all_docs") }, "\(urls)")
+            #expect(!(try await sync(b, remote)).hasChanges)
+            #expect(!(try await sync(a, remote)).hasChanges)
+        }
+    }
+
+    /// A document too large for a row of the stream is passed over by the stream; the first
+    /// pull into a blank book then lists the feed and fetches what the stream did not give.
+    @Test(arguments: Endpoint.all)
+    func aFirstPullIntoABlankBookFetchesRowsTooLargeForTheStreamByKey(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 8)
+            try a.write(card("big", "Person Big", note: String(repeating: "long note ", count: 2000)), to: "big.vcf")
+            try await sync(a, remote)
+
+            let b = try makeBook("b")
+            let log = RequestLog()
+            let report = try await sync(b, remote, batchSize: 3, maximumStreamedRowBytes: 8 << 10,
+                                        wrap: { RecordingTransport(base: $0, log: log) })
+            #expect(report.pulled.count == 9 && report.problems.isEmpty)
+            #expect(try await liveHashes(b) == (try await liveHashes(a)))
+            #expect(try b.contents() == (try a.contents()))
+            let urls = await log.urls
+            #expect(urls.filter { $0.contains("/_all_docs") }.count == 1, "\(urls)")
+            #expect(!(try await sync(b, remote)).hasChanges)
+        }
+    }
 }
 
 extension InterruptionTests {

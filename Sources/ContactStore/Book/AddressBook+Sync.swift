@@ -122,6 +122,12 @@ extension AddressBook {
         return uids.compactMap { uid in index.records[uid].map { ($0, states[uid]) } }
     }
 
+    /// Whether the book never held a contact (no record, live or deleted) and has no sync state
+    /// with `remote`: a first pull into it takes every contact document the remote has.
+    public func isBlank(remote: String) -> Bool {
+        index.records.isEmpty && (index.syncStates[remote]?.isEmpty ?? true)
+    }
+
     /// Every contact ever recorded, deleted ones included.
     public func allRecords() -> [ContactRecord] {
         Array(index.records.values)
