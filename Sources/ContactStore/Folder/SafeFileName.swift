@@ -60,7 +60,10 @@ enum SafeFileName {
     /// Whether `name` is a file the address book reads as contacts: not hidden, ends in `.vcf`
     /// (any case), no path separator.
     static func isContactFile(_ name: String) -> Bool {
-        guard let first = name.utf8.first, first != 0x2E, !name.utf8.contains(0x2F) else { return false }
+        // Scanned in the string's own buffer when it has one (every name read from a folder
+        // does): a walk of 100,000 names checks each, and the view's element-wise scan showed.
+        let hasSeparator = name.utf8.withContiguousStorageIfAvailable { $0.contains(0x2F) } ?? name.utf8.contains(0x2F)
+        guard let first = name.utf8.first, first != 0x2E, !hasSeparator else { return false }
         // `.vcf` in any case, compared byte by byte (no lower-cased copy of every name).
         let suffix = name.utf8.suffix(4)
         guard name.utf8.count > 4, suffix.count == 4 else { return false }
