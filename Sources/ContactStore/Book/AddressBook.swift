@@ -318,17 +318,15 @@ public actor AddressBook {
         _ = unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .io(temporary, "cannot write the index", errno: errno) }
+        var failure: ContactStoreError?
         // The summary the book opened with, brought up to date from what changed: not made again
         // from every contact (checked against that in debug builds).
         let current = summaryTracksIndex ? summary.updated(with: index) : nil
         assert(current == nil || current == IndexSummary(of: index), "the summary brought up to date differs from the index's")
-        // Pieces come from two threads (one table written while the next is planned).
-        let firstFailure = FirstFailure()
-        IndexSnapshot.encode(index, summary: current) { offset, piece in
-            guard !firstFailure.happened else { return }
-            do throws(ContactStoreError) { try POSIX.writeAll(fd, piece, at: offset, path: temporary) } catch { firstFailure.record(error) }
+        IndexSnapshot.encode(index, summary: current) { piece in
+            guard failure == nil else { return }
+            do throws(ContactStoreError) { try POSIX.writeAll(fd, piece, path: temporary) } catch { failure = error }
         }
-        var failure = firstFailure.error
         if failure == nil && fsync(fd) != 0 { failure = .io(temporary, "cannot sync the index", errno: errno) }
         POSIX.closeFile(fd)
         if let failure {
@@ -664,20 +662,4 @@ public actor AddressBook {
 
     /// Where the journal lines the book has read and written end.
     var journalEnd: Int64 { loadedIndex?.journalSize ?? summary.journalSize }
-}
-
-/// The first error recorded from any thread.
-final class FirstFailure: @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: ContactStoreError?
-
-    /// The first error recorded, if any.
-    var error: ContactStoreError? { lock.withLock { recorded } }
-    /// Whether an error was recorded.
-    var happened: Bool { error != nil }
-
-    /// Records `error` unless one was recorded before.
-    func record(_ error: ContactStoreError) {
-        lock.withLock { if recorded == nil { recorded = error } }
-    }
 }

@@ -155,20 +155,6 @@ enum POSIX {
         }
     }
 
-    /// Writes all of `bytes` at `offset` in the file (`pwrite`: the file's position is not
-    /// used, so several threads may write parts that do not overlap).
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(ContactStoreError) {
-        var done = 0
-        while done < bytes.count {
-            let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw .io(path, "cannot write", errno: errno)
-            }
-            done += written
-        }
-    }
-
     /// Creates `path` (which must not exist) with `bytes` and `mode`, without syncing.
     static func createFile(_ path: String, _ bytes: some Collection<UInt8>, mode: mode_t) throws(ContactStoreError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)

@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 import VCardKit
 
 /// The derived index saved to `.cardsync/index.bin`, so that opening a book reads one compact
@@ -23,27 +21,17 @@ enum IndexSnapshot {
 
     /// The snapshot's bytes.
     static func encode(_ index: BookIndex) -> [UInt8] {
-        let pieces = Pieces()
-        encode(index) { offset, bytes in pieces.add(offset, bytes) }
-        return pieces.joined()
+        var all: [UInt8] = []
+        encode(index) { all.append(contentsOf: $0) }
+        return all
     }
 
-    /// Encodes the snapshot in pieces handed to `write` with the offset of each in the file,
-    /// so that saving a large index holds a megabyte or so of its bytes besides the index (and
-    /// the slots of the tables being written).
-    ///
-    /// The summary and the directory come first, then the body's tables. Each table is made in
-    /// two passes over its map (``TableSave``); while one table's second pass writes its
-    /// entries, the next table's first pass runs on another core, so `write` is called from two
-    /// threads at once, for parts of the file that do not overlap.
+    /// Encodes the snapshot in pieces handed to `emit` (the summary, then each section), so that
+    /// saving a large index holds a megabyte or so of its bytes besides the index (and a table's
+    /// slots).
     /// - Parameter summary: the index's summary when the caller has it up to date (otherwise it
-    ///   is made from the index, its files listed from the index's own maps).
-    static func encode(_ index: BookIndex, summary: IndexSummary? = nil, write: @Sendable (_ offset: Int, _ bytes: [UInt8]) -> Void) {
-        var position = 0
-        func emit(_ bytes: [UInt8]) {
-            write(position, bytes)
-            position += bytes.count
-        }
+    ///   is made from every record and file of the index).
+    static func encode(_ index: BookIndex, summary: IndexSummary? = nil, emit: ([UInt8]) -> Void) {
         if let summary {
             emitSummary(summary, files: .table(summary.files), emit)
         } else {
@@ -52,131 +40,57 @@ enum IndexSnapshot {
         }
         // The body: a directory (the remotes), then one table a section, each with its length and
         // checksum: the contacts, the live ones by file and by content, the card offsets, then
-        // each remote's sync states.
+        // each remote's sync states. Made and written one at a time.
         var directory = ByteWriter()
         let remotes = index.syncStates.keys.sorted()
         directory.int(Int64(remotes.count))
         for remote in remotes { directory.string(remote) }
         emitSection(directory.bytes, emit)
-        var saves = [
-            TableSave(index.records, key: IndexTables.appendKey, encode: IndexTables.encode),
-            TableSave(index.uidsByFile, key: IndexTables.appendKey, encode: IndexTables.encode),
-            TableSave(index.uidsByHash, key: IndexTables.appendKey, encode: IndexTables.encode),
-            TableSave(index.cardOffsets, key: IndexTables.appendKey, encode: { offset, out in out.int(offset) }),
-        ]
+        emitTable(index.records, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
+        emitTable(index.uidsByFile, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
+        emitTable(index.uidsByHash, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
+        emitTable(index.cardOffsets, emit, key: IndexTables.appendKey, encode: { offset, out in out.int(offset) })
         for remote in remotes {
-            saves.append(TableSave(index.syncStates[remote] ?? [:], key: IndexTables.appendKey, encode: IndexTables.encode))
-        }
-        // Table k is written (second pass) while table k + 1 is planned (first pass): two
-        // tables' plans at most are held at once.
-        let tables = saves
-        var planned = tables[0].plan()
-        for number in tables.indices {
-            let start = position
-            let current = planned
-            var next: TableSave.Plan?
-            withoutActuallyEscaping(write) { write in
-                nonisolated(unsafe) var nextPlan: TableSave.Plan?
-                DispatchQueue.concurrentPerform(iterations: number + 1 < tables.count ? 2 : 1) { task in
-                    if task == 0 {
-                        var offset = start
-                        tables[number].write(current) { bytes in
-                            write(offset, bytes)
-                            offset += bytes.count
-                        }
-                    } else {
-                        nextPlan = tables[number + 1].plan()
-                    }
-                }
-                next = nextPlan
-            }
-            position += current.sectionLength
-            if let next { planned = next }
+            emitTable(index.syncStates[remote] ?? [:], emit, key: IndexTables.appendKey, encode: IndexTables.encode)
         }
     }
 
-    /// One body table of the snapshot, saved in two passes over its map, in the same order each
-    /// time: ``plan()`` places every entry (``SnapshotTableWriter``), which gives the slots and
-    /// the section's length; ``write(_:to:)`` writes the section, its entries encoded again and
-    /// handed on a block at a time, never held whole. Entries of the map's base that did not
-    /// change are copied as they are, not decoded and encoded again.
-    struct TableSave: Sendable {
-        /// A table's first pass: its header and slots, and the length of its entries.
-        struct Plan: Sendable {
-            var head: [UInt8]
-            var entriesLength: Int
-            /// The section's length in the file: its length, head, entries and checksum.
-            var sectionLength: Int { 8 + head.count + entriesLength + 8 }
-        }
-
-        /// Calls its argument with every entry's key and value bytes, in the same order each time.
-        private let forEachEntry: @Sendable (_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) -> Void
-        private let count: Int
-
-        init<Key, Value>(_ map: KeyedMap<Key, Value>, key appendKey: @escaping @Sendable (Key, inout [UInt8]) -> Void,
-                         encode: @escaping @Sendable (Value, inout SnapshotValueWriter) -> Void) {
-            count = map.count
-            forEachEntry = { body in
-                var scratch = SnapshotValueWriter()
-                var keyBytes: [UInt8] = []
-                // The base's entries that did not change, then the rest (every entry when
-                // nothing was copied), encoded.
-                let copied = map.forEachUnchangedEncodedEntry(body)
-                let visit = copied ? map.forEachChangedEntry : map.forEachEntry
-                visit { key, value in
-                    encode(value, &scratch)
-                    appendKey(key, &keyBytes)
-                    keyBytes.withUnsafeBytes { key in scratch.bytes.withUnsafeBytes { body(key, $0) } }
-                    scratch.bytes.removeAll(keepingCapacity: true)
-                    keyBytes.removeAll(keepingCapacity: true)
-                }
+    /// Emits the table of `map` as a body section, made in two passes over its entries
+    /// (``SnapshotTableWriter``): its entries are written as they are encoded, a block at a
+    /// time, never held whole. Entries of its base that did not change are copied as they are,
+    /// not decoded and encoded again.
+    private static func emitTable<Key, Value>(_ map: KeyedMap<Key, Value>, _ emit: ([UInt8]) -> Void,
+                                              key appendKey: (Key, inout [UInt8]) -> Void,
+                                              encode: (Value, inout SnapshotValueWriter) -> Void) {
+        var scratch = SnapshotValueWriter()
+        var keyBytes: [UInt8] = []
+        // Every entry's key and value bytes, in the same order each time: the base's that did not
+        // change, then the rest (every entry when nothing was copied), encoded.
+        func forEachEntry(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) {
+            let copied = map.forEachUnchangedEncodedEntry(body)
+            let visit = copied ? map.forEachChangedEntry : map.forEachEntry
+            visit { key, value in
+                encode(value, &scratch)
+                appendKey(key, &keyBytes)
+                keyBytes.withUnsafeBytes { key in scratch.bytes.withUnsafeBytes { body(key, $0) } }
+                scratch.bytes.removeAll(keepingCapacity: true)
+                keyBytes.removeAll(keepingCapacity: true)
             }
         }
-
-        /// The first pass.
-        func plan() -> Plan {
-            var writer = SnapshotTableWriter(capacity: count)
-            forEachEntry { key, value in writer.place(key: key, valueLength: value.count) }
-            return Plan(head: writer.head(), entriesLength: writer.entriesLength)
-        }
-
-        /// The second pass: the section (its length, head, entries and checksum) handed to
-        /// `emit` in order. A table whose entries differ from the plan's stops the process
-        /// before anything can rename the file it is written to into place.
-        func write(_ plan: Plan, to emit: ([UInt8]) -> Void) {
-            var frame = ByteWriter()
-            frame.int(Int64(plan.head.count + plan.entriesLength))
-            emit(frame.bytes)
-            var section = SnapshotSectionStream()
-            plan.head.withUnsafeBytes { section.append($0, emit: emit) }
-            forEachEntry { key, value in section.append(key: key, value: value, emit: emit) }
-            section.finish(emit)
-            precondition(section.length == plan.head.count + plan.entriesLength, "a snapshot table's entries differ between its two passes")
-            frame.bytes.removeAll()
-            frame.int(Int64(bitPattern: section.checksum.value))
-            emit(frame.bytes)
-        }
-    }
-
-    /// Pieces of a file handed on with their offsets (from several threads), joined in order.
-    private final class Pieces: @unchecked Sendable {
-        private let lock = NSLock()
-        private var pieces: [(offset: Int, bytes: [UInt8])] = []
-
-        func add(_ offset: Int, _ bytes: [UInt8]) {
-            lock.withLock { pieces.append((offset, bytes)) }
-        }
-
-        func joined() -> [UInt8] {
-            lock.withLock {
-                var all: [UInt8] = []
-                for piece in pieces.sorted(by: { $0.offset < $1.offset }) {
-                    precondition(piece.offset == all.count, "the snapshot's pieces leave a gap or overlap")
-                    all.append(contentsOf: piece.bytes)
-                }
-                return all
-            }
-        }
+        var writer = SnapshotTableWriter(capacity: map.count)
+        forEachEntry { key, value in writer.place(key: key, valueLength: value.count) }
+        let head = writer.head()
+        var frame = ByteWriter()
+        frame.int(Int64(head.count + writer.entriesLength))
+        emit(frame.bytes)
+        var section = SnapshotSectionStream()
+        head.withUnsafeBytes { section.append($0, emit: emit) }
+        forEachEntry { key, value in section.append(key: key, value: value, emit: emit) }
+        section.finish(emit)
+        precondition(section.length == head.count + writer.entriesLength, "a snapshot table's entries differ between its two passes")
+        frame.bytes.removeAll()
+        frame.int(Int64(bitPattern: section.checksum.value))
+        emit(frame.bytes)
     }
 
     /// Emits the start of the snapshot: the magic, the summary's length, its bytes and their
