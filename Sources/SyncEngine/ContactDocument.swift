@@ -116,27 +116,15 @@ public enum ContactDocument {
         guard result.cards.count == 1, let card = result.cards.first else {
             throw DocumentProblem(documentID: id, message: "its vcard text holds \(result.cards.count) cards; a contact document holds exactly one")
         }
-        let cardUID = card.uid.map(trimmingWhitespace)
-        if let cardUID, !cardUID.isEmpty, cardUID != uid {
+        let cardUID = card.normalizedUID
+        if let cardUID, cardUID != uid {
             throw DocumentProblem(documentID: id, message: "its card's UID (\(cardUID)) is not the UID of its id (\(uid)); fix one of them on the server")
         }
         let updated = document["updated"]?.stringValue.flatMap { UTCTimestamp.parse($0.utf8) }
         let edited = document["edited"]?.stringValue.flatMap { UTCTimestamp.parse($0.utf8) }
-        return Decoded(uid: uid, bytes: bytes, card: card, hash: ContentHash(of: card), isGeneratedUID: cardUID?.isEmpty ?? true,
+        return Decoded(uid: uid, bytes: bytes, card: card, hash: ContentHash(of: card), isGeneratedUID: cardUID == nil,
                        revision: revision, updated: updated, edited: edited)
     }
-
-    /// `text` without the white space (``CharacterSet/whitespaces``) at either end. Most UIDs
-    /// start and end with an ASCII letter or digit: those are returned as they are, without
-    /// Foundation's trimming (a few percent of a large pull's CPU).
-    static func trimmingWhitespace(_ text: String) -> String {
-        let utf8 = text.utf8
-        if let first = utf8.first, let last = utf8.last, Self.isPlainASCII(first), Self.isPlainASCII(last) { return text }
-        return text.trimmingCharacters(in: .whitespaces)
-    }
-
-    /// A visible ASCII character (not a space, tab or control character, nor a non-ASCII byte).
-    private static func isPlainASCII(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
     /// A document that is not a usable contact, and why.
     public struct DocumentProblem: Error, Sendable, Hashable, CustomStringConvertible {

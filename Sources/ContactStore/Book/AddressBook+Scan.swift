@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
-import VCardKit
+public import VCardKit
 
 /// One card read from a contact file.
 struct ScannedCard: Sendable {
@@ -76,8 +76,9 @@ struct ScannedFile: Sendable {
 }
 
 extension VCard {
-    /// The UID with surrounding white space removed; `nil` when missing or empty.
-    var normalizedUID: String? {
+    /// The UID with surrounding white space (``CharacterSet/whitespaces``) removed; `nil` when
+    /// missing or empty. What the address book, the import and the pull take as a card's UID.
+    public var normalizedUID: String? {
         guard let uid else { return nil }
         // A UID that starts and ends with a printable ASCII character has no white space to
         // trim: returned as it is (Foundation's trimming was 4% of a push's time).

@@ -200,19 +200,8 @@ extension AddressBook {
     }
 
     static func prepare(_ card: VCard) -> PreparedCard {
-        PreparedCard(card: card, hash: ContentHash(of: card), uid: importedUID(of: card), name: card.formattedName,
+        PreparedCard(card: card, hash: ContentHash(of: card), uid: card.normalizedUID, name: card.formattedName,
                      bytes: VCardWriter().bytes(for: card), line: card.location?.line ?? 1)
-    }
-
-    /// The card's ``VCard/normalizedUID``, without Foundation's trimming when the UID starts and
-    /// ends with an ASCII character other than a space or a tab (then trimming `.whitespaces`,
-    /// which holds no other ASCII character, changes nothing); the trimming was 2.5% of an
-    /// import's profile.
-    static func importedUID(of card: VCard) -> String? {
-        guard let uid = card.uid, let first = uid.utf8.first, let last = uid.utf8.last,
-              first < 0x80, last < 0x80, first != 0x20, first != 0x09, last != 0x20, last != 0x09
-        else { return card.normalizedUID }
-        return uid
     }
 
     /// Decides, writes and journals one batch of cards.

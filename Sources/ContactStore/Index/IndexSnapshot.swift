@@ -33,10 +33,10 @@ enum IndexSnapshot {
     ///   is made from every record and file of the index).
     static func encode(_ index: BookIndex, summary: IndexSummary? = nil, emit: ([UInt8]) -> Void) {
         if let summary {
-            emitSummary(summary, files: .table(summary.files), emit)
+            emitSummary(summary, files: SummaryFiles(summary.files), emit)
         } else {
             // The files are listed from the index's own maps, not copied into a summary's table first.
-            emitSummary(IndexSummary(of: index, includingFiles: false), files: .index(index), emit)
+            emitSummary(IndexSummary(of: index, includingFiles: false), files: SummaryFiles(listing: index), emit)
         }
         // The body: a directory (the remotes), then one table a section, each with its length and
         // checksum: the contacts, the live ones by file and by content, the card offsets, then
@@ -253,7 +253,7 @@ enum IndexSnapshot {
     /// the magic.
     static func encodeDelta(_ delta: IndexDelta) -> [UInt8] {
         var payload = ByteWriter()
-        encodeSummary(delta.summary, files: .table(delta.summary.files), into: &payload)
+        encodeSummary(delta.summary, files: SummaryFiles(delta.summary.files), into: &payload)
         payload.int(Int64(delta.removedFiles.count))
         for file in delta.removedFiles { payload.string(file) }
         if let overlay = delta.overlay {

@@ -40,7 +40,7 @@ struct IndexSummary: Sendable, Equatable {
     /// The summary of `index`.
     /// - Parameter includingFiles: `false` leaves ``files`` empty (``liveFileCount`` is set all
     ///   the same): for a snapshot that lists the index's files from the index itself
-    ///   (``SummaryFiles/index(_:)``) instead of holding them a second time.
+    ///   (``SummaryFiles/init(listing:)``) instead of holding them a second time.
     init(of index: BookIndex, includingFiles: Bool = true) {
         takePositionAndCounts(of: index)
         for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
@@ -52,7 +52,7 @@ struct IndexSummary: Sendable, Equatable {
         liveFileCount = index.uidsByFile.count
         guard includingFiles else { return }
         files.reserveCapacity(index.uidsByFile.count + index.stamps.count / 8)
-        SummaryFiles.index(index).forEach { name, file in files.update(bytes: name, to: file) }
+        SummaryFiles.forEachFile(of: index) { name, file in files.update(bytes: name, to: file) }
     }
 
     /// Takes `index`'s journal position, scan time, live count and checkpoints.
@@ -144,33 +144,46 @@ extension BookIndex {
 /// or an index's own maps (every file with live contacts, then every other stamped file), so
 /// that saving the snapshot of a large index does not first copy every file name and stamp into
 /// a table (6 MB at 100,000 contacts, at the moment memory is highest).
-enum SummaryFiles {
-    case table(FileTable)
-    case index(BookIndex)
+struct SummaryFiles {
+    private enum Source {
+        case table(FileTable)
+        case index(BookIndex)
+    }
 
-    /// The number of files listed.
-    var count: Int {
-        switch self {
-        case .table(let table): return table.count
-        case .index(let index):
-            var count = index.uidsByFile.count
-            index.stamps.forEachEntry { file, _ in if index.uidsByFile[file] == nil { count += 1 } }
-            return count
-        }
+    private let source: Source
+    /// The number of files listed (counted once: the summary is written in two passes).
+    let count: Int
+
+    /// The files of a summary's table.
+    init(_ table: FileTable) {
+        source = .table(table)
+        count = table.count
+    }
+
+    /// The files `index` tracks, read from its maps.
+    init(listing index: BookIndex) {
+        source = .index(index)
+        var count = index.uidsByFile.count
+        index.stamps.forEachEntry { file, _ in if index.uidsByFile[file] == nil { count += 1 } }
+        self.count = count
     }
 
     /// Calls `body` with each file's name (UTF-8) and what is tracked of it, in the same order each time.
     func forEach(_ body: (UnsafeBufferPointer<UInt8>, IndexSummary.TrackedFile) -> Void) {
-        switch self {
+        switch source {
         case .table(let table): table.forEachEntry(body)
-        case .index(let index):
-            index.uidsByFile.forEachEntry { file, _ in
-                Self.withBytes(of: file) { body($0, IndexSummary.TrackedFile(stamp: index.stamps[file], isLive: true)) }
-            }
-            index.stamps.forEachEntry { file, stamp in
-                guard index.uidsByFile[file] == nil else { return }
-                Self.withBytes(of: file) { body($0, IndexSummary.TrackedFile(stamp: stamp, isLive: false)) }
-            }
+        case .index(let index): Self.forEachFile(of: index, body)
+        }
+    }
+
+    /// Every file `index` tracks: those with live contacts, then every other stamped file.
+    static func forEachFile(of index: BookIndex, _ body: (UnsafeBufferPointer<UInt8>, IndexSummary.TrackedFile) -> Void) {
+        index.uidsByFile.forEachEntry { file, _ in
+            withBytes(of: file) { body($0, IndexSummary.TrackedFile(stamp: index.stamps[file], isLive: true)) }
+        }
+        index.stamps.forEachEntry { file, stamp in
+            guard index.uidsByFile[file] == nil else { return }
+            withBytes(of: file) { body($0, IndexSummary.TrackedFile(stamp: stamp, isLive: false)) }
         }
     }
 
