@@ -1,3 +1,6 @@
+import Dispatch
+import Foundation
+
 /// A book folder's entries as one directory walk found them, and, when asked for, what one stat
 /// of each contact file found (made on every core right after the walk).
 ///
@@ -19,12 +22,30 @@ struct FolderListing: Sendable {
         let stamp: FileStamp?
     }
 
-    /// Walks `directory`; with `stamping`, also stats each contact file in it.
-    static func read(_ directory: String, stamping: Bool) throws(ContactStoreError) -> FolderListing {
-        let (names, undecodable) = try POSIX.listDirectory(directory)
-        var listing = FolderListing(names: names, undecodable: undecodable, stamped: nil)
-        if stamping { listing.stamped = stamp(names.filter(SafeFileName.isContactFile), in: directory) }
-        return listing
+    /// Walks `directory`; with `stamping`, also stats each contact file in it. The stats do not
+    /// wait for the walk: each block of names it lists is stamped on another core while it lists
+    /// the next (the walk alone was a third of an unchanged scan's time, on one core).
+    /// `blockSize` is how many names a block holds.
+    static func read(_ directory: String, stamping: Bool, blockSize: Int = 4096) throws(ContactStoreError) -> FolderListing {
+        let descriptor = stamping ? open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+        guard descriptor >= 0 else {
+            let (names, undecodable) = try POSIX.listDirectory(directory)
+            return FolderListing(names: names, undecodable: undecodable, stamped: nil)
+        }
+        let stamps = StampPipeline(directory: descriptor)
+        // Closing waits for the blocks being stamped, so the folder is closed after their stats,
+        // whether the walk ends or fails.
+        defer {
+            stamps.close()
+            POSIX.closeFile(descriptor)
+        }
+        for _ in 1..<System.processorCount {
+            DispatchQueue.global().async { stamps.stampBlocks() }
+        }
+        let (names, undecodable) = try POSIX.listDirectory(directory, inBlocksOf: max(1, blockSize)) { stamps.add($0) }
+        stamps.finishAdding()
+        stamps.stampBlocks()
+        return FolderListing(names: names, undecodable: undecodable, stamped: stamps.close())
     }
 
     /// One stat of each of `files` in `directory`, on every core (`nil` when the folder cannot be opened).
@@ -39,6 +60,84 @@ struct FolderListing: Sendable {
             range.map { POSIX.stamp(in: directoryDescriptor, name: files[$0]) }
         }.flatMap { $0 }
         return files.indices.map { StampedFile(name: files[$0], stamp: stamps[$0]) }
+    }
+}
+
+/// The stats of a folder's contact files, made block by block as a walk lists the folder's names:
+/// the walking thread adds blocks; any thread that calls ``stampBlocks()`` takes the next block
+/// not taken yet. A block is taken only before ``close()``, which waits for the blocks taken, so a
+/// helper that starts late (its pool busy) stats nothing once the folder may be closed.
+private final class StampPipeline: @unchecked Sendable {
+    private let directory: Int32
+    // Everything below is guarded by `condition`.
+    private let condition = NSCondition()
+    private var blocks: [[String]] = []
+    private var stamped: [[FolderListing.StampedFile]] = []
+    private var nextBlock = 0
+    private var blocksBeingStamped = 0
+    private var adding = true
+    private var closed = false
+
+    init(directory: Int32) {
+        self.directory = directory
+    }
+
+    /// Queues the names of a block to be stamped.
+    func add(_ names: [String]) {
+        condition.lock()
+        blocks.append(names)
+        stamped.append([])
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// No block will be added any more.
+    func finishAdding() {
+        condition.lock()
+        adding = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Stamps the next block not taken until there is none and none will be added.
+    func stampBlocks() {
+        while let (position, names) = takeBlock() {
+            let files = names.filter(SafeFileName.isContactFile).map {
+                FolderListing.StampedFile(name: $0, stamp: POSIX.stamp(in: directory, name: $0))
+            }
+            condition.lock()
+            stamped[position] = files
+            blocksBeingStamped -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func takeBlock() -> (Int, [String])? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if closed { return nil }
+            if nextBlock < blocks.count {
+                nextBlock += 1
+                blocksBeingStamped += 1
+                return (nextBlock - 1, blocks[nextBlock - 1])
+            }
+            if !adding { return nil }
+            condition.wait()
+        }
+    }
+
+    /// Waits for the blocks taken, then lets no other be taken; the stamps of the contact files
+    /// in the walk's order (complete when every block was added and stamped).
+    @discardableResult
+    func close() -> [FolderListing.StampedFile] {
+        condition.lock()
+        defer { condition.unlock() }
+        while blocksBeingStamped > 0 { condition.wait() }
+        closed = true
+        condition.broadcast()
+        return stamped.flatMap { $0 }
     }
 }
 

@@ -322,11 +322,24 @@ enum POSIX {
     /// The entries of a directory (without `.` and `..`), as names; names that are not UTF-8
     /// are returned in `undecodable` as their lossy spelling.
     static func listDirectory(_ path: String) throws(ContactStoreError) -> (names: [String], undecodable: [String]) {
+        try listDirectory(path, inBlocksOf: .max) { _ in }
+    }
+
+    /// The entries of `path` like ``listDirectory(_:)``; every `blockSize` UTF-8 names, and once
+    /// more at the end for the last ones, `block` is handed the names listed since the last call,
+    /// while the listing goes on.
+    static func listDirectory(_ path: String, inBlocksOf blockSize: Int,
+                              _ block: ([String]) -> Void) throws(ContactStoreError) -> (names: [String], undecodable: [String]) {
         guard let directory = opendir(path) else { throw .io(path, "cannot list the folder", errno: errno) }
         defer { closedir(directory) }
         var names: [String] = []
         var undecodable: [String] = []
+        var handedOn = 0
         while let entry = readdir(directory) {
+            if names.count - handedOn >= blockSize {
+                block(Array(names[handedOn...]))
+                handedOn = names.count
+            }
             // The name in place, up to its NUL: a record can be shorter than `dirent`, so copying
             // the whole `d_name` array read past the end of readdir's buffer (AddressSanitizer).
             let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
@@ -340,6 +353,7 @@ enum POSIX {
                 undecodable.append(String(decoding: name, as: UTF8.self))
             }
         }
+        if handedOn < names.count { block(Array(names[handedOn...])) }
         return (names, undecodable)
     }
 
