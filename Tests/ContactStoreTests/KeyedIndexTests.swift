@@ -145,6 +145,40 @@ import VCardKit
         #expect(order == entries.map(\.key))
     }
 
+    /// The sections of a snapshot's body: each one's bytes (between its length and its checksum).
+    private func sections(_ bytes: [UInt8]) throws -> [[UInt8]] {
+        var position = try #require(IndexSnapshot.decodeSummary(bytes)).bodyStart
+        var result: [[UInt8]] = []
+        while position < bytes.count {
+            let length = bytes[position..<(position + 8)].reversed().reduce(0) { $0 << 8 | Int($1) }
+            result.append(Array(bytes[(position + 8)..<(position + 8 + length)]))
+            position += 16 + length
+        }
+        return result
+    }
+
+    @Test func tablesThatDidNotChangeAreSavedAsTheyLieInTheSnapshotTheIndexOpened() throws {
+        let original = IndexSnapshot.encode(index(count: 400))
+        let (summary, bodyStart) = try #require(IndexSnapshot.decodeSummary(original))
+        var opened = try #require(IndexSnapshot.openBody(SnapshotBytes(copying: original), from: bodyStart, summary: summary))
+        // Only the second remote's sync states change.
+        opened.apply(JournalEvent.synced(uid: "uid-2", file: "file-2.vcf", remote: "https://b.invalid/db", revision: "2-z", hash: hash(2)),
+                     offset: 0)
+        let saved = IndexSnapshot.encode(opened)
+        let before = try sections(original), after = try sections(saved)
+        // The directory, then records, files, contents, card offsets, remote a, remote b.
+        #expect(before.count == 7 && after.count == 7)
+        // A table written afresh gets a new random seed, so equal bytes mean a copy.
+        let copied = (0..<7).map { after[$0] == before[$0] }
+        #expect(copied == [true, true, true, true, true, true, false], "the directory and the five unchanged tables copied")
+        // And the copy reopens as the index it was saved from.
+        let (savedSummary, savedBodyStart) = try #require(IndexSnapshot.decodeSummary(saved))
+        let reopened = try #require(IndexSnapshot.openBody(SnapshotBytes(copying: saved), from: savedBodyStart, summary: savedSummary))
+        #expect(reopened.records == opened.records && reopened.uidsByFile == opened.uidsByFile)
+        #expect(reopened.uidsByHash == opened.uidsByHash && reopened.cardOffsets == opened.cardOffsets)
+        #expect(reopened.syncStates == opened.syncStates)
+    }
+
     @Test func aChangedByteInAnyTableIsRefused() throws {
         let bytes = IndexSnapshot.encode(index(count: 200))
         let (summary, bodyStart) = try #require(IndexSnapshot.decodeSummary(bytes))

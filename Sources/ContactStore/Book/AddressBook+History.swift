@@ -118,8 +118,9 @@ extension AddressBook {
     /// The groups of ``duplicateGroups()`` that hold at least one of `uids`: looked up from those
     /// contacts, not from every group of the book.
     public func duplicateGroups(touching uids: Set<String>) -> [[ContactRecord]] {
-        var hashes: Set<ContentHash> = []
-        for uid in uids { if let hash = index.live(uid)?.hash { hashes.insert(hash) } }
+        // The contents looked up on every core when there are many (a first push touches every contact).
+        let index = index
+        let hashes = Set(Parallel.map(Array(uids), minimumPerWorker: 4096) { index.live($0)?.hash }.compactMap { $0 })
         return Self.sortedGroups(hashes.compactMap { index.uidsByHash[$0] }.filter { $0.count > 1 }.map { $0.compactMap { index.live($0) } })
     }
 

@@ -62,6 +62,10 @@ enum IndexSnapshot {
     private static func emitTable<Key, Value>(_ map: KeyedMap<Key, Value>, _ emit: ([UInt8]) -> Void,
                                               key appendKey: (Key, inout [UInt8]) -> Void,
                                               encode: (Value, inout SnapshotValueWriter) -> Void) {
+        if let section = map.unchangedSection {
+            emitVerbatim(section, emit)
+            return
+        }
         var scratch = SnapshotValueWriter()
         var keyBytes: [UInt8] = []
         // Every entry's key and value bytes, in the same order each time: the base's that did not
@@ -90,6 +94,23 @@ enum IndexSnapshot {
         precondition(section.length == head.count + writer.entriesLength, "a snapshot table's entries differ between its two passes")
         frame.bytes.removeAll()
         frame.int(Int64(bitPattern: section.checksum.value))
+        emit(frame.bytes)
+    }
+
+    /// Emits a section of the snapshot the index was opened from as it is, with its length and
+    /// its checksum (checked when the snapshot was opened), a megabyte at a time.
+    private static func emitVerbatim(_ section: (bytes: UnsafeRawBufferPointer, checksum: UInt64), _ emit: ([UInt8]) -> Void) {
+        var frame = ByteWriter()
+        frame.int(Int64(section.bytes.count))
+        emit(frame.bytes)
+        var start = 0
+        while start < section.bytes.count {
+            let end = min(start + (1 << 20), section.bytes.count)
+            emit(Array(UnsafeRawBufferPointer(rebasing: section.bytes[start..<end])))
+            start = end
+        }
+        frame.bytes.removeAll()
+        frame.int(Int64(bitPattern: section.checksum))
         emit(frame.bytes)
     }
 
@@ -320,13 +341,13 @@ enum IndexSnapshot {
             position += 16 + Int(length)
         }
         guard position == bytes.count, sections.count >= 5 else { return nil }
-        let intact = Parallel.map(sections, minimumPerWorker: 1) { range -> Bool in
+        let checksums = Parallel.map(sections, minimumPerWorker: 1) { range -> UInt64? in
             let stored = UInt64(littleEndian: bytes.start.loadUnaligned(fromByteOffset: range.upperBound, as: UInt64.self))
             var checksum = SnapshotChecksum()
             checksum.update(bytes.buffer(range))
-            return checksum.value == stored
+            return checksum.value == stored ? stored : nil
         }
-        guard !intact.contains(false) else { return nil }
+        guard !checksums.contains(nil) else { return nil }
         let directory = Array(bytes.buffer(sections[0]))
         var input = ByteReader(bytes: directory, position: 0)
         guard let remoteCount = input.int(), remoteCount == Int64(sections.count - 5) else { return nil }
@@ -337,9 +358,10 @@ enum IndexSnapshot {
         }
         guard input.position == directory.count else { return nil }
         var tables: [SnapshotTable] = []
-        for range in sections.dropFirst() {
-            guard let table = SnapshotTable(bytes, at: range.lowerBound, end: range.upperBound), table.end == range.upperBound
+        for (range, checksum) in zip(sections, checksums).dropFirst() {
+            guard var table = SnapshotTable(bytes, at: range.lowerBound, end: range.upperBound), table.end == range.upperBound
             else { return nil }
+            table.verifiedChecksum = checksum
             tables.append(table)
         }
         var index = BookIndex()

@@ -76,6 +76,8 @@ struct IndexSummary: Sendable, Equatable {
         var result = self
         result.takePositionAndCounts(of: index)
         var remotes: [String: RemoteTally] = [:]
+        // In a UID's order of iteration, once: the remotes' loops below zip their flags with it.
+        let touchedUIDs = Array(touched.uids)
         for remote in Set(index.syncStates.keys).union(index.checkpoints.keys) {
             let states = index.syncStates[remote] ?? [:]
             let synced = index.syncedCounts[remote] ?? 0
@@ -84,8 +86,10 @@ struct IndexSummary: Sendable, Equatable {
                 continue
             }
             var unsynced = Set(tally.unsynced)
-            for uid in touched.uids {
-                if index.isUnsynced(uid, states: states) { unsynced.insert(uid) } else { unsynced.remove(uid) }
+            // Looked up on every core when there are many (a first push touches every contact).
+            let flags = Parallel.map(touchedUIDs, minimumPerWorker: 4096) { index.isUnsynced($0, states: states) }
+            for (uid, isUnsynced) in zip(touchedUIDs, flags) {
+                if isUnsynced { unsynced.insert(uid) } else { unsynced.remove(uid) }
             }
             remotes[remote] = RemoteTally(synced: synced, unsynced: unsynced.sorted())
         }

@@ -51,6 +51,8 @@ enum IndexTables {
             }
         }
 
+        var verifiedSection: (bytes: UnsafeRawBufferPointer, checksum: UInt64)? { table.verifiedSection }
+
         func forEachEncodedEntry(_ body: (Key, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool {
             table.forEachEntry { keyBytes, valueBytes in
                 if let key = decodeKey(keyBytes) { body(key, keyBytes, valueBytes) }

@@ -12,10 +12,14 @@ protocol KeyedBase<Key, Value>: Sendable {
     /// Calls `body` with every entry's key, decoded, and its key and value bytes as a
     /// ``SnapshotTable`` holds them; `false` (without calling it) when the base is not one.
     func forEachEncodedEntry(_ body: (Key, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool
+    /// The base's whole ``SnapshotTable`` section and its checked checksum; `nil` when the base
+    /// is not a snapshot table or its checksum was not checked.
+    var verifiedSection: (bytes: UnsafeRawBufferPointer, checksum: UInt64)? { get }
 }
 
 extension KeyedBase {
     func forEachEncodedEntry(_ body: (Key, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> Bool { false }
+    var verifiedSection: (bytes: UnsafeRawBufferPointer, checksum: UInt64)? { nil }
 }
 
 /// A dictionary over a ``KeyedBase``: what the base holds, with the changes made since on top.
@@ -96,6 +100,13 @@ struct KeyedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return base.forEachEncodedEntry { key, keyBytes, valueBytes in
             if changes[key] == nil { body(keyBytes, valueBytes) }
         }
+    }
+
+    /// The section of the snapshot table the map reads from, with its checksum, when no entry
+    /// changed since the map was opened on it: a new snapshot copies it as it is.
+    var unchangedSection: (bytes: UnsafeRawBufferPointer, checksum: UInt64)? {
+        guard changes.isEmpty, let section = base?.verifiedSection else { return nil }
+        return section
     }
 
     /// Calls `body` with every entry set since the base.

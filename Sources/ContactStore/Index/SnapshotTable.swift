@@ -77,6 +77,9 @@ struct SnapshotTable: Sendable {
     private let slotCount: Int
     private let entriesStart: Int
     private let entriesEnd: Int
+    /// The checksum stored after the section, once it was checked against the section's bytes
+    /// (see ``IndexSnapshot``); `nil` while it was not.
+    var verifiedChecksum: UInt64?
 
     private static let headerLength = 32
     private static let tagMask: UInt64 = 0xFFFF_FFFF_0000_0000
@@ -103,6 +106,12 @@ struct SnapshotTable: Sendable {
 
     /// Where the section ends.
     var end: Int { entriesEnd }
+
+    /// The whole section as it lies in the snapshot, with its checksum, when that was checked:
+    /// what a new snapshot holds for a table that did not change, copied without reading an entry.
+    var verifiedSection: (bytes: UnsafeRawBufferPointer, checksum: UInt64)? {
+        verifiedChecksum.map { (bytes.buffer((slotsStart - Self.headerLength)..<entriesEnd), $0) }
+    }
 
     /// The value bytes of the entry whose key is `key`, or `nil`.
     func value(forKey key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
