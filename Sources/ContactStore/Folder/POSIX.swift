@@ -202,16 +202,19 @@ enum POSIX {
     /// fails when the name is taken: another program never sees a file half written, and a
     /// process killed meanwhile leaves nothing behind. Where the file system cannot do that, the
     /// file is created under its name (`O_EXCL`) and written there.
+    /// - Parameter unnamed: whether to try unnamed files first (on Linux, where `/proc/self/fd`
+    ///   can link them); `false` takes the way used where the file system cannot.
     /// - Returns: for each item, `0` when its file was created and written, otherwise the
     ///   `errno` of the failure (`EEXIST`: a file of that name exists and was not touched). A
     ///   file whose write failed is removed again, so that none is left half written.
-    static func createNewFiles<Item: Sendable>(_ items: [Item], in directory: String, name: @Sendable (Item) -> String,
+    static func createNewFiles<Item: Sendable>(_ items: [Item], in directory: String, unnamed: Bool = canLinkUnnamedFiles,
+                                               name: @Sendable (Item) -> String,
                                                bytes: @Sendable (Item) -> [UInt8]) -> [Int32] {
         Parallel.map(items, minimumPerWorker: 64) { item -> Int32 in
             let path = directory + "/" + name(item)
             let content = bytes(item)
             #if os(Linux)
-            if canLinkUnnamedFiles {
+            if unnamed {
                 let fd = open(directory, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
                 if fd >= 0 {
                     defer { close(fd) }
@@ -237,7 +240,9 @@ enum POSIX {
     private static let unnamedFileFlag = Int32(0o20000000) | O_DIRECTORY
 
     /// Whether an open descriptor can be linked under a name through `/proc/self/fd`.
-    private static let canLinkUnnamedFiles = access("/proc/self/fd", F_OK) == 0
+    static let canLinkUnnamedFiles = access("/proc/self/fd", F_OK) == 0
+    #else
+    static let canLinkUnnamedFiles = false
     #endif
 
     /// Writes all of `bytes` to `fd`: `0`, or the `errno` of the failure.
