@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// A book folder's entries as one directory walk found them, and, when asked for, what one stat
-/// of each contact file found (made on every core right after the walk).
+/// of each contact file found (made on the other cores while the walk goes on).
 ///
 /// Opening a book walks its folder while the index summary is decoded on another core, and
 /// stamps the contact files in the same pass: an opening scan of an unchanged book then only
