@@ -45,6 +45,23 @@ def button(driver, text):
     raise AssertionError(f"no button {text!r} on {driver.current_url}")
 
 
+def single_value_to_choose(driver, names):
+    """On a merge page: the first radio button not chosen yet, among `names`, whose label is one
+    value without parameters (one line to look for in the merged file), with its label and value;
+    `None` when there is none."""
+    for radio in driver.find_elements(By.CSS_SELECTOR, "form[action='/merge'] input[type=radio]:not(:checked)"):
+        if radio.get_attribute("name") not in names:
+            continue
+        label = driver.find_element(By.CSS_SELECTOR, f"label[for='{radio.get_attribute('id')}']")
+        # textContent, not .text: the rendered text collapses runs of spaces, and a generated
+        # name such as "מזרחי  אריאל" keeps its two spaces in the file.
+        words = label.get_attribute("textContent").rsplit(" (from ", 1)[0]
+        if "; " in words or " (" in words:
+            continue  # several values, or a value with parameters
+        return radio, label, words
+    return None
+
+
 def settled(condition, seconds=15):
     """Whether `condition()` holds within `seconds`: a click on a form's button returns before
     the server has answered, so what the answer changes on disk is polled for, not read at once."""
@@ -252,25 +269,32 @@ def main():
         groups = driver.find_elements(By.CSS_SELECTOR, "section h2")
         check(len(groups) > 0, f"the duplicates page shows groups ({len(groups)})")
         count_before = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
-        button(driver, "Merge").click()
+        # The first group (in the page's order, the same on every start) whose merge page offers
+        # a display name, title, nickname or birthday to choose: most groups differ elsewhere.
+        offered = ("choose.FN", "choose.TITLE", "choose.NICKNAME", "choose.BDAY")
+        merge_links = []
+        for section in driver.find_elements(By.CSS_SELECTOR, "section.cluster"):
+            keep = section.find_element(By.CSS_SELECTOR, "input[name=keep]:checked").get_attribute("value")
+            uids = [hidden.get_attribute("value") for hidden in section.find_elements(By.CSS_SELECTOR, "input[name=uid]")]
+            merge_links.append(base + "/merge?" + urllib.parse.urlencode([("keep", keep)] + [("uid", uid) for uid in uids]))
+        for link in merge_links:
+            driver.get(link)
+            if single_value_to_choose(driver, offered) is not None:
+                break
+        else:
+            driver.get(merge_links[0])
         check(driver.find_element(By.TAG_NAME, "h1").text.startswith("Merge"), "Merge opens the page that chooses the values")
         # Choose a value the merge would not take (a display name, title, nickname or birthday
         # that differs), and find it in the kept contact's file afterwards.
         chosen = None
         radios = driver.find_elements(By.CSS_SELECTOR, "form[action='/merge'] input[type=radio]")
         print(f"note: the merge page offers radio buttons for {sorted(set(r.get_attribute('name') for r in radios))}")
-        for radio in driver.find_elements(By.CSS_SELECTOR, "form[action='/merge'] input[type=radio]:not(:checked)"):
-            name = radio.get_attribute("name")
-            if name in ("choose.FN", "choose.TITLE", "choose.NICKNAME", "choose.BDAY"):
-                label = driver.find_element(By.CSS_SELECTOR, f"label[for='{radio.get_attribute('id')}']")
-                # textContent, not .text: the rendered text collapses runs of spaces, and a
-                # generated name such as "מזרחי  אריאל" keeps its two spaces in the file.
-                words = label.get_attribute("textContent").rsplit(" (from ", 1)[0]
-                if "; " in words or " (" in words:
-                    continue  # several values, or a value with parameters: not one line to look for
-                chosen = (name.split(".")[1], words)
-                label.click()
-                break
+        choice = single_value_to_choose(driver, offered)
+        check(choice is not None, "a group's merge page offers a single value to choose")
+        if choice is not None:
+            radio, label, words = choice
+            chosen = (radio.get_attribute("name").split(".")[1], words)
+            label.click()
         button(driver, "Merge").click()
         check(settled(lambda: "Merged" in status_text(driver), seconds=60), "merge says so")
         if chosen is not None:

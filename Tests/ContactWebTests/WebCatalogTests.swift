@@ -167,6 +167,31 @@ import VCardKit
         }
     }
 
+    @Test func theGroupsAreSearchedInTheContactsFileOrderSoTheyComeInTheSameOrderOnEveryStart() async throws {
+        try await Self.withBook { folder in
+            for number in 0..<12 {
+                try Data("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:order-\(number)\r\nFN:Person \(number % 4)\r\nEMAIL:p\(number % 4)@example.com\r\nNOTE:\(number)\r\nEND:VCARD\r\n".utf8)
+                    .write(to: folder.appendingPathComponent("order-\(String(format: "%02d", number)).vcf"))
+            }
+            _ = try await AddressBook.withOpen(at: folder) { try await $0.scan() }
+            try await AddressBook.withOpen(at: folder) { book in
+                let catalog = await ContactCatalog.load(book)
+                guard case .ready(let groups) = await DuplicateSearch().state(of: catalog, book: book, patience: .seconds(60)) else {
+                    Issue.record("the duplicates of sixteen contacts were not found within a minute")
+                    return
+                }
+                let files = groups.entries.map(\.origin)
+                #expect(files.count == 16 && files == files.sorted())
+                // Four groups of three, each listed from its first file.
+                let people = groups.clusters.filter { $0.members.allSatisfy { groups.entries[$0].origin.hasPrefix("order-") } }
+                #expect(people.map { $0.members.map { groups.entries[$0].origin } } == [
+                    ["order-00.vcf", "order-04.vcf", "order-08.vcf"], ["order-01.vcf", "order-05.vcf", "order-09.vcf"],
+                    ["order-02.vcf", "order-06.vcf", "order-10.vcf"], ["order-03.vcf", "order-07.vcf", "order-11.vcf"],
+                ])
+            }
+        }
+    }
+
     @Test func theSearchKeepsOnlyWhatMatchingReadsButJudgesSamenessOnWholeCards() async throws {
         try await Self.withBook { folder in
             // Two more Bob Smiths: the same name, e-mail address and number as the fixtures, but

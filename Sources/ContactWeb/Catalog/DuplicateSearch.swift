@@ -89,6 +89,10 @@ actor DuplicateSearch {
                 candidates.append(candidate)
                 if let hash = record.hash { read[record.uid] = (hash, candidate) }
             }
+            // In their files' order: the cards are read in no particular order, and the book
+            // lists its contacts in its tables' order, so the groups (ordered by score, then by
+            // their first contact) would come in another order on each start.
+            candidates.sort { ($0.entry.origin, $0.entry.uid ?? "") < ($1.entry.origin, $1.entry.uid ?? "") }
             let entries = candidates.map(\.entry)
             let clusters = DuplicateFinder().clusters(in: entries)
             let elapsed = ContinuousClock.now - started
