@@ -36,6 +36,24 @@ import VCardKit
         ContactListCache.path(inBook: folder.path)
     }
 
+    /// A search that did not finish within its patience.
+    struct SearchTimedOut: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The groups a fresh duplicate search finds in the book at `folder`, after a scan records
+    /// the cards written into it; an error when they are not found within a minute.
+    static func duplicateGroups(afterScanning folder: URL) async throws -> DuplicateSearch.Groups {
+        _ = try await AddressBook.withOpen(at: folder) { try await $0.scan() }
+        return try await AddressBook.withOpen(at: folder) { book in
+            let catalog = await ContactCatalog.load(book)
+            guard case .ready(let groups) = await DuplicateSearch().state(of: catalog, book: book, patience: .seconds(60)) else {
+                throw SearchTimedOut(description: "the duplicates of the book at \(folder.path) were not found within a minute")
+            }
+            return groups
+        }
+    }
+
     @Test func theFirstStartWritesTheCacheWithEachContactsContentHash() async throws {
         try await Self.withBook { folder in
             #expect(try await Self.names(in: folder) == ["José García", "Zoë Müller", "Bob Smith", "Bob Smith"])
@@ -173,22 +191,15 @@ import VCardKit
                 try Data("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:order-\(number)\r\nFN:Person \(number % 4)\r\nEMAIL:p\(number % 4)@example.com\r\nNOTE:\(number)\r\nEND:VCARD\r\n".utf8)
                     .write(to: folder.appendingPathComponent("order-\(String(format: "%02d", number)).vcf"))
             }
-            _ = try await AddressBook.withOpen(at: folder) { try await $0.scan() }
-            try await AddressBook.withOpen(at: folder) { book in
-                let catalog = await ContactCatalog.load(book)
-                guard case .ready(let groups) = await DuplicateSearch().state(of: catalog, book: book, patience: .seconds(60)) else {
-                    Issue.record("the duplicates of sixteen contacts were not found within a minute")
-                    return
-                }
-                let files = groups.entries.map(\.origin)
-                #expect(files.count == 16 && files == files.sorted())
-                // Four groups of three, each listed from its first file.
-                let people = groups.clusters.filter { $0.members.allSatisfy { groups.entries[$0].origin.hasPrefix("order-") } }
-                #expect(people.map { $0.members.map { groups.entries[$0].origin } } == [
-                    ["order-00.vcf", "order-04.vcf", "order-08.vcf"], ["order-01.vcf", "order-05.vcf", "order-09.vcf"],
-                    ["order-02.vcf", "order-06.vcf", "order-10.vcf"], ["order-03.vcf", "order-07.vcf", "order-11.vcf"],
-                ])
-            }
+            let groups = try await Self.duplicateGroups(afterScanning: folder)
+            let files = groups.entries.map(\.origin)
+            #expect(files.count == 16 && files == files.sorted())
+            // Four groups of three, each listed from its first file.
+            let people = groups.clusters.filter { $0.members.allSatisfy { groups.entries[$0].origin.hasPrefix("order-") } }
+            #expect(people.map { $0.members.map { groups.entries[$0].origin } } == [
+                ["order-00.vcf", "order-04.vcf", "order-08.vcf"], ["order-01.vcf", "order-05.vcf", "order-09.vcf"],
+                ["order-02.vcf", "order-06.vcf", "order-10.vcf"], ["order-03.vcf", "order-07.vcf", "order-11.vcf"],
+            ])
         }
     }
 
@@ -200,23 +211,16 @@ import VCardKit
                 try Data("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:\(uid)\r\nFN:Bob Smith\r\nN:Smith;Bob;;;\r\nEMAIL:bob@example.com\r\nTEL:+1 555 0100\r\n\(extra)\r\nEND:VCARD\r\n".utf8)
                     .write(to: folder.appendingPathComponent("\(uid).vcf"))
             }
-            _ = try await AddressBook.withOpen(at: folder) { try await $0.scan() }
-            try await AddressBook.withOpen(at: folder) { book in
-                let catalog = await ContactCatalog.load(book)
-                guard case .ready(let groups) = await DuplicateSearch().state(of: catalog, book: book, patience: .seconds(60)) else {
-                    Issue.record("the duplicates of six contacts were not found within a minute")
-                    return
-                }
-                let position = Dictionary(uniqueKeysWithValues: groups.entries.enumerated().map { ($0.element.uid ?? "", $0.offset) })
-                let noted = try #require(position["list-smith-0005"])
-                #expect(groups.entries[noted].card.properties.allSatisfy { DuplicateFinder.propertiesRead.contains($0.name.uppercased()) })
-                #expect(groups.propertyCounts[noted] == 7)
-                let smiths: Set = ["list-smith-0003", "list-smith-0004", "list-smith-0005", "list-smith-0006"]
-                let cluster = try #require(groups.clusters.first { Set($0.members.compactMap { groups.entries[$0].uid }) == smiths })
-                let exactPairs = cluster.links.filter { $0.confidence == .exact }
-                    .map { Set([groups.entries[$0.first].uid ?? "", groups.entries[$0.second].uid ?? ""]) }
-                #expect(exactPairs == [["list-smith-0003", "list-smith-0004"]])
-            }
+            let groups = try await Self.duplicateGroups(afterScanning: folder)
+            let position = Dictionary(uniqueKeysWithValues: groups.entries.enumerated().map { ($0.element.uid ?? "", $0.offset) })
+            let noted = try #require(position["list-smith-0005"])
+            #expect(groups.entries[noted].card.properties.allSatisfy { DuplicateFinder.propertiesRead.contains($0.name.uppercased()) })
+            #expect(groups.propertyCounts[noted] == 7)
+            let smiths: Set = ["list-smith-0003", "list-smith-0004", "list-smith-0005", "list-smith-0006"]
+            let cluster = try #require(groups.clusters.first { Set($0.members.compactMap { groups.entries[$0].uid }) == smiths })
+            let exactPairs = cluster.links.filter { $0.confidence == .exact }
+                .map { Set([groups.entries[$0.first].uid ?? "", groups.entries[$0.second].uid ?? ""]) }
+            #expect(exactPairs == [["list-smith-0003", "list-smith-0004"]])
         }
     }
 }
