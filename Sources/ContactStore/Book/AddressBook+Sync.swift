@@ -409,12 +409,18 @@ extension AddressBook {
         // Folder first, on every core: the new files under their names, the temporary files of
         // those replaced; then one file-system sync, then the replacements moved into place.
         var renamesInFolder = !removals.isEmpty
+        var createdStamps: [String: FileStamp] = [:]
         if !writes.isEmpty || !rewrites.isEmpty {
             let created = POSIX.createNewFiles(newFiles.map { (name: writes[$0].file, bytes: writes[$0].bytes) }, in: directory,
                                                name: { $0.name }, bytes: { $0.bytes })
             var failure: ContactStoreError?
             var appeared: Set<Int> = []
-            for (position, result) in zip(newFiles, created) where result != 0 {
+            for (position, result) in zip(newFiles, created) {
+                if let stamp = result.stamp {
+                    createdStamps[writes[position].file] = stamp
+                    continue
+                }
+                let result = result.errorNumber
                 if result == EEXIST {
                     // Made by another program since the names were checked: left for the next sync.
                     appeared.insert(position)
@@ -429,7 +435,7 @@ extension AddressBook {
                                                 + "changed, run the sync again", path: directory + "/" + writes[moving].file)
             }
             if let failure {
-                throw abandon(removing: zip(newFiles, created).filter { $0.1 == 0 }.map { writes[$0.0].file }, failure)
+                throw abandon(removing: zip(newFiles, created).filter { $0.1.stamp != nil }.map { writes[$0.0].file }, failure)
             }
             if !appeared.isEmpty {
                 let left = Set(appeared.map { writes[$0].uid })
@@ -465,7 +471,7 @@ extension AddressBook {
         // Then the journal: content events before the sync state they lead to, one sync.
         let written = try await record(contentEvents + syncEvents)
         if touchesFolder { _ = unlink(pendingApply) }
-        stampWrittenFiles(writes.map(\.file) + rewrites.map(\.file))
+        stampWrittenFiles(writes.map(\.file) + rewrites.map(\.file), known: createdStamps)
         report.events = written.filter { $0.operation != .synced }.map(\.withoutCard)
         return report
     }

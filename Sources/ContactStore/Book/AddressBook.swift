@@ -634,13 +634,18 @@ public actor AddressBook {
         if let stamp = POSIX.stamp(directory + "/" + name) { index.setStamp(stamp, for: name) }
     }
 
-    /// Records the stamps of files cardsync itself just wrote, taken on every core; the same
-    /// as ``stampWrittenFile(_:)`` for each name.
-    func stampWrittenFiles(_ names: [String]) {
+    /// Records the stamps of files cardsync itself just wrote: those in `known` (taken from the
+    /// open file as it was created) as they are, the others taken now, on every core, as
+    /// ``stampWrittenFile(_:)`` takes them.
+    func stampWrittenFiles(_ names: [String], known: [String: FileStamp] = [:]) {
         let folder = directory
-        let stamps = Parallel.map(names, minimumPerWorker: 64) { POSIX.stamp(folder + "/" + $0) }
-        for (name, stamp) in zip(names, stamps) {
+        let unknown = known.isEmpty ? names : names.filter { known[$0] == nil }
+        let stamps = Parallel.map(unknown, minimumPerWorker: 64) { POSIX.stamp(folder + "/" + $0) }
+        for (name, stamp) in zip(unknown, stamps) {
             if let stamp { index.setStamp(stamp, for: name) }
+        }
+        for name in names {
+            if let stamp = known[name] { index.setStamp(stamp, for: name) }
         }
     }
 

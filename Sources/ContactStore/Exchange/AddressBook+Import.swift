@@ -278,6 +278,7 @@ extension AddressBook {
             planned[position].file = name
         }
         var linking = fresh
+        var createdStamps: [String: FileStamp] = [:]
         while !linking.isEmpty {
             // Every new file of the batch under the name it has now (a name another program
             // took meanwhile is not set down again: that file is not the import's).
@@ -285,9 +286,15 @@ extension AddressBook {
             let results = POSIX.createNewFiles(linking.map { (name: planned[$0].file, bytes: planned[$0].bytes) }, in: directory,
                                                name: { $0.name }, bytes: { $0.bytes })
             var again: [Int] = []
-            for (position, result) in zip(linking, results) where result != 0 {
+            for (position, result) in zip(linking, results) {
+                if let stamp = result.stamp {
+                    createdStamps[planned[position].file] = stamp
+                    continue
+                }
                 // EEXIST: made by another program since the names were checked; a fresh name then.
-                guard result == EEXIST else { throw .io(directory + "/" + planned[position].file, "cannot create", errno: result) }
+                guard result.errorNumber == EEXIST else {
+                    throw .io(directory + "/" + planned[position].file, "cannot create", errno: result.errorNumber)
+                }
                 planned[position].file = UUID().uuidString.lowercased() + ".vcf"
                 again.append(position)
             }
@@ -314,7 +321,7 @@ extension AddressBook {
         }
         try await record(events)
         _ = unlink(metaDirectory + "/" + Self.pendingImportName)
-        stampWrittenFiles(planned.map(\.file))
+        stampWrittenFiles(planned.map(\.file), known: createdStamps)
     }
 
     /// `.cardsync/import-links.txt`: the names of the new files an import batch is about to link

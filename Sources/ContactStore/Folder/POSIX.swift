@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -25,6 +26,41 @@ struct FileStamp: Sendable, Hashable {
     func isRacy(now: Int64) -> Bool {
         let keepsFineTimes = modified % 1_000_000_000 != 0 || changed % 1_000_000_000 != 0
         return now - max(modified, changed) < (keepsFineTimes ? 100_000_000 : 2_000_000_000)
+    }
+}
+
+/// How ``POSIX/createNewFiles(_:in:method:name:bytes:)`` puts a new file in place.
+enum NewFileMethod: Sendable, CaseIterable {
+    /// Written unnamed (`O_TMPFILE`), then linked from its descriptor (`AT_EMPTY_PATH`) or, where
+    /// the kernel refuses that, through `/proc/self/fd`; created under its name where the file
+    /// system has no unnamed files.
+    case unnamed
+    /// As ``unnamed``, always linked through `/proc/self/fd`.
+    case unnamedLinkedThroughProc
+    /// Created under its name (`O_EXCL`) and written there.
+    case named
+
+    /// The fastest method this system offers.
+    static var preferred: NewFileMethod { POSIX.canLinkUnnamedFiles ? .unnamed : .named }
+}
+
+/// What creating one new file came to.
+enum NewFileOutcome: Sendable, Hashable {
+    /// Created and written whole; the file's stamp as it was then.
+    case created(FileStamp)
+    /// Not created (or removed again): the `errno` of the failure.
+    case failed(errno: Int32)
+
+    /// `0` when the file was created, otherwise the `errno` of the failure.
+    var errorNumber: Int32 {
+        if case .failed(let number) = self { return number }
+        return 0
+    }
+
+    /// The stamp of the file created, or `nil`.
+    var stamp: FileStamp? {
+        if case .created(let stamp) = self { return stamp }
+        return nil
     }
 }
 
@@ -201,46 +237,83 @@ enum POSIX {
     /// On Linux each file is written unnamed (`O_TMPFILE`) and then linked under its name, which
     /// fails when the name is taken: another program never sees a file half written, and a
     /// process killed meanwhile leaves nothing behind. Where the file system cannot do that, the
-    /// file is created under its name (`O_EXCL`) and written there.
-    /// - Parameter unnamed: whether to try unnamed files first (on Linux, where `/proc/self/fd`
-    ///   can link them); `false` takes the way used where the file system cannot.
-    /// - Returns: for each item, `0` when its file was created and written, otherwise the
-    ///   `errno` of the failure (`EEXIST`: a file of that name exists and was not touched). A
-    ///   file whose write failed is removed again, so that none is left half written.
-    static func createNewFiles<Item: Sendable>(_ items: [Item], in directory: String, unnamed: Bool = canLinkUnnamedFiles,
+    /// file is created under its name (`O_EXCL`) and written there. The folder is opened once and
+    /// every name is taken relative to it, so no call walks the folder's path again.
+    /// - Parameter method: how the files are put in place; the default is the fastest this
+    ///   system offers, with the fallbacks ``NewFileMethod`` describes.
+    /// - Returns: for each item, the file's stamp when it was created and written (taken from the
+    ///   open file once it is under its name, so that a later change by another program shows),
+    ///   or the `errno` of the failure (`EEXIST`: a file of that name exists and was not
+    ///   touched). A file whose write failed is removed again, so that none is left half written.
+    static func createNewFiles<Item: Sendable>(_ items: [Item], in directory: String, method: NewFileMethod = .preferred,
                                                name: @Sendable (Item) -> String,
-                                               bytes: @Sendable (Item) -> [UInt8]) -> [Int32] {
-        Parallel.map(items, minimumPerWorker: 64) { item -> Int32 in
-            let path = directory + "/" + name(item)
+                                               bytes: @Sendable (Item) -> [UInt8]) -> [NewFileOutcome] {
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return Array(repeating: .failed(errno: errno), count: items.count) }
+        defer { close(folder) }
+        return Parallel.map(items, minimumPerWorker: 64) { item -> NewFileOutcome in
             let content = bytes(item)
-            #if os(Linux)
-            if unnamed {
-                let fd = open(directory, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
-                if fd >= 0 {
-                    defer { close(fd) }
-                    let failure = writeFully(fd, content)
-                    if failure != 0 { return failure }
-                    return linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno
+            return name(item).withCString { path -> NewFileOutcome in
+                #if os(Linux)
+                if method != .named {
+                    let fd = openat(folder, ".", unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
+                    if fd >= 0 {
+                        defer { close(fd) }
+                        let failure = writeFully(fd, content)
+                        if failure != 0 { return .failed(errno: failure) }
+                        guard linkUnnamed(fd, into: folder, as: path, method: method) == 0 else { return .failed(errno: errno) }
+                        return stampOfOpenFile(fd)
+                    }
+                    // Not supported by this file system: created under its name below.
+                    guard [EOPNOTSUPP, EISDIR, EINVAL].contains(errno) else { return .failed(errno: errno) }
                 }
-                // Not supported by this file system: created under its name below.
-                guard [EOPNOTSUPP, EISDIR, EINVAL].contains(errno) else { return errno }
+                #endif
+                let fd = openat(folder, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard fd >= 0 else { return .failed(errno: errno) }
+                defer { close(fd) }
+                let failure = writeFully(fd, content)
+                if failure != 0 {
+                    unlinkat(folder, path, 0)
+                    return .failed(errno: failure)
+                }
+                return stampOfOpenFile(fd)
             }
-            #endif
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { return errno }
-            defer { close(fd) }
-            let failure = writeFully(fd, content)
-            if failure != 0 { unlink(path) }
-            return failure
         }
+    }
+
+    /// The stamp of the open file `fd`, or the `errno` of a failed `fstat`.
+    private static func stampOfOpenFile(_ fd: Int32) -> NewFileOutcome {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failed(errno: errno) }
+        return .created(stamp(of: info))
     }
 
     #if os(Linux)
     /// `O_TMPFILE` (not imported into Swift): an unnamed file in the directory opened.
     private static let unnamedFileFlag = Int32(0o20000000) | O_DIRECTORY
 
+    /// `AT_EMPTY_PATH` (not imported into Swift): the descriptor itself is what is linked.
+    private static let emptyPathFlag: Int32 = 0x1000
+
     /// Whether an open descriptor can be linked under a name through `/proc/self/fd`.
     static let canLinkUnnamedFiles = access("/proc/self/fd", F_OK) == 0
+
+    /// Set once linking from a descriptor (`AT_EMPTY_PATH`) was refused: before Linux 6.10 it
+    /// needs `CAP_DAC_READ_SEARCH`. It is not asked again in this process.
+    private static let descriptorLinkingRefused = Atomic<Bool>(false)
+
+    /// Links the unnamed file `fd` into the folder open as `folder` under `name`: `0`, or `-1`
+    /// with `errno` set.
+    private static func linkUnnamed(_ fd: Int32, into folder: Int32, as name: UnsafePointer<CChar>, method: NewFileMethod) -> Int32 {
+        if method == .unnamed && !descriptorLinkingRefused.load(ordering: .relaxed) {
+            if linkat(fd, "", folder, name, emptyPathFlag) == 0 { return 0 }
+            // ENOENT is how a kernel says it does not allow this; any other failure is the link's
+            // own (EEXIST above all) and is the same through /proc.
+            guard errno == ENOENT || errno == EPERM else { return -1 }
+            descriptorLinkingRefused.store(true, ordering: .relaxed)
+        }
+        return linkat(AT_FDCWD, "/proc/self/fd/\(fd)", folder, name, AT_SYMLINK_FOLLOW)
+    }
     #else
     static let canLinkUnnamedFiles = false
     #endif
