@@ -60,9 +60,9 @@ extension DeferredProperties {
 
 extension CanonicalForm {
     /// Whether a line of a property whose name has `traits` may be read in place by
-    /// ``CanonicalLines/appendPlainLine(_:traits:)``: its value is neither binary nor a card. Asked
-    /// before a folded line is unfolded, so a photo is never copied only to be built after all.
+    /// ``CanonicalLines/appendPlainLine(_:traits:)``: its value is not a card. Asked before a
+    /// folded line is unfolded.
     static func readsInPlace(_ traits: PropertyTraits) -> Bool {
-        traits.kind != .binary && traits.kind != .embeddedCard
+        traits.kind != .embeddedCard
     }
 }

@@ -135,13 +135,16 @@ struct CanonicalLines: CanonicalSink {
     }
 
     /// The canonical form of the plain line `p` (see ``DeferredProperties``) whose name has
-    /// `traits`, written as bytes, when its only parameters are `TYPE`, `PREF` and `VALUE`: what
+    /// `traits`, written as bytes, when its only parameters are `TYPE`, `PREF` and `VALUE` (and,
+    /// for a binary value, an `ENCODING` of `b` or `BASE64`): what
     /// ``CanonicalForm/canonicalize(_:name:into:)`` makes of the property the full parse builds of
     /// it. That is its lower-cased group, its name, its parameters (`PREF` — `1` when a `TYPE`
     /// holds `pref` and no `PREF` is given —, the other `TYPE` values lower-cased and sorted, and
     /// a `VALUE` that is not the default) and its value normalised as
-    /// ``CanonicalForm/normalizedValue(_:kind:name:)`` normalises it. Answers `false`, appending
-    /// nothing, for a line with any other parameter, which the caller then builds.
+    /// ``CanonicalForm/normalizedValue(_:kind:name:)`` normalises it; inline binary data (base64
+    /// with an `ENCODING`, or a base64 `data:` URI) becomes a `data:` URI with its media type (the
+    /// first `TYPE` of base64 data) and its base64 without white space. Answers `false`,
+    /// appending nothing, for a line with any other parameter, which the caller then builds.
     mutating func appendPlainLine(_ p: UnsafeBufferPointer<UInt8>, traits: PropertyTraits) -> Bool {
         assert(CanonicalForm.readsInPlace(traits), "a \(traits.upperName) line is built, not read in place")
         let count = p.count
@@ -153,6 +156,8 @@ struct CanonicalLines: CanonicalSink {
         // them: at commas outside quotes.
         var prefValue: Range<Int>?
         var valueType: Range<Int>?
+        // An ENCODING (only `b` or `BASE64`) of a binary value: it becomes a `data:` URI.
+        var isBase64 = false
         while i < count && p[i] == 0x3B {
             i += 1
             let nameStart = i
@@ -161,8 +166,10 @@ struct CanonicalLines: CanonicalSink {
             let parameterName = nameStart..<i
             let isType = p.isName("TYPE", parameterName)
             let isPref = !isType && p.isName("PREF", parameterName)
-            // A second PREF or VALUE is left to the full parse and the `String` path.
-            guard isType || isPref && prefValue == nil || p.isName("VALUE", parameterName) && valueType == nil else { return false }
+            let isEncoding = !isType && !isPref && traits.kind == .binary && p.isName("ENCODING", parameterName)
+            // A second PREF, VALUE or ENCODING is left to the full parse and the `String` path.
+            guard isType || isPref && prefValue == nil || isEncoding && !isBase64 || !isEncoding && p.isName("VALUE", parameterName) && valueType == nil
+            else { return false }
             i += 1
             let valuesStart: Int, valuesEnd: Int
             let isQuoted = i < count && p[i] == 0x22
@@ -177,6 +184,11 @@ struct CanonicalLines: CanonicalSink {
                 valuesStart = i
                 while i < count, p[i] != 0x3B, p[i] != 0x3A { i += 1 }
                 valuesEnd = i
+            }
+            if isEncoding {
+                guard !isQuoted, p.isName("B", valuesStart..<valuesEnd) || p.isName("BASE64", valuesStart..<valuesEnd) else { return false }
+                isBase64 = true
+                continue
             }
             // Split at commas, empty pieces left out, each lower-cased: TYPE's values, or the
             // first value of PREF or VALUE (a quoted one whole).
@@ -210,6 +222,8 @@ struct CanonicalLines: CanonicalSink {
         var hasPrefType = false
         var keptValueType: Range<Int>?
         var valueTypeName: String?
+        // Base64 data's media type: from its first TYPE (as written), else the default.
+        var mediaTypeFromType: String?
         typeBytes.withUnsafeBufferPointer { bytes in
             if !typeValues.isEmpty {
                 let isEmail = name == "EMAIL"
@@ -220,6 +234,10 @@ struct CanonicalLines: CanonicalSink {
                     }
                     return isEmail && bytes.equals("internet", piece)
                 }
+                if isBase64 && !typeValues.isEmpty {
+                    let first = String(decoding: UnsafeBufferPointer(rebasing: bytes[typeValues.removeFirst()]), as: UTF8.self)
+                    mediaTypeFromType = MediaTypes.mediaType(forTypeValue: first, property: name)
+                }
                 if typeValues.count > 1 { typeValues.sort { Self.compare(bytes, $0, bytes, $1) < 0 } }
             }
             if let valueType {
@@ -228,6 +246,21 @@ struct CanonicalLines: CanonicalSink {
                 valueTypeName = type
                 if !CanonicalForm.leavesOut(valueType: type, kind: traits.kind, name: name) { keptValueType = valueType }
             }
+        }
+
+        // Inline binary as a `data:` URI: its media type, then its base64 without white space.
+        var dataURI: (mediaType: [UInt8], base64: UnsafeBufferPointer<UInt8>)?
+        if traits.kind == .binary {
+            if isBase64 {
+                dataURI = (Array((mediaTypeFromType ?? "application/octet-stream").utf8), value)
+            } else if let (header, base64) = Self.splitBase64DataURI(value) {
+                // Lower-cased as ASCII; anything else is left to the `String` path.
+                guard !header.contains(where: { $0 >= 0x80 }) else { return false }
+                dataURI = (header.isEmpty ? Array("application/octet-stream".utf8) : header.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 },
+                           base64)
+            }
+            // White space other than ASCII's is the `String` path's to remove.
+            if let dataURI, dataURI.base64.contains(where: { $0 >= 0x80 }) { return false }
         }
 
         let start = storage.count
@@ -260,7 +293,12 @@ struct CanonicalLines: CanonicalSink {
         }
         let parametersEnd = storage.count
         storage.append(0x3A)
-        if let valueTypeName, traits.kind == .unknown, CanonicalForm.dateValueTypes.contains(valueTypeName) {
+        if let dataURI {
+            storage.append(contentsOf: "data:".utf8)
+            storage.append(contentsOf: dataURI.mediaType)
+            storage.append(contentsOf: ";base64,".utf8)
+            for byte in dataURI.base64 where !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) { storage.append(byte) }
+        } else if let valueTypeName, traits.kind == .unknown, CanonicalForm.dateValueTypes.contains(valueTypeName) {
             // A date of a property of unknown kind, in basic form.
             let normalized = CanonicalForm.normalizedValue(String(decoding: value, as: UTF8.self), kind: traits.kind, name: name)
             storage.append(contentsOf: DateForms.basic(normalized, isTime: valueTypeName == "time").utf8)
@@ -269,6 +307,16 @@ struct CanonicalLines: CanonicalSink {
         }
         recordLine(start: start, groupEnd: groupEnd, nameEnd: nameEnd, parametersEnd: parametersEnd)
         return true
+    }
+
+    /// A `data:` URI whose header (up to its first comma) ends in `;base64`, split into its media
+    /// type (possibly empty) and its base64, as ``VersionConverter/dataURI(_:)`` splits it;
+    /// `nil` for any other value.
+    private static func splitBase64DataURI(_ value: UnsafeBufferPointer<UInt8>) -> (header: UnsafeBufferPointer<UInt8>, base64: UnsafeBufferPointer<UInt8>)? {
+        guard value.count > 5, value.starts(with: "data:".utf8), let comma = value.firstIndex(of: 0x2C) else { return nil }
+        let header = UnsafeBufferPointer(rebasing: value[5..<comma])
+        guard header.count >= 7, header[(header.count - 7)...].elementsEqual(";base64".utf8) else { return nil }
+        return (UnsafeBufferPointer(rebasing: header[0..<(header.count - 7)]), UnsafeBufferPointer(rebasing: value[(comma + 1)...]))
     }
 
     /// The last line ``appendPlainLine(_:traits:)`` appended, as a ``CanonicalProperty``; `nil`

@@ -54,11 +54,33 @@ final class DeferredProperties: @unchecked Sendable {
     func first(named name: String) -> VCardProperty? {
         if let built = builtIfAny { return built.first { $0.hasName(name) } }
         guard let position = logicalLines.firstIndex(where: { $0.traits.upperName.equalsIgnoringASCIICase(name) }) else { return nil }
+        if let property = propertyWithoutParameters(atLineAt: position) { return property }
         var builder = CardParser(buildingLinesOf: frame)
         if let property = builder.property(ofLogicalLineAt: logicalLines[position].firstLine, end: end(ofLineAt: position)) {
             return property
         }
         return properties.first { $0.hasName(name) }
+    }
+
+    /// The property of the logical line at `position` when that line is one physical line with
+    /// no parameters (`UID:…`, `FN:…`, `VERSION:…` in most cards), made from its bytes without a
+    /// parser; `nil` for any other line. Every line of a deferred card is plain (see
+    /// ``CardParser``'s `plainLine`), so such a line's value is its bytes after the `:`, as the
+    /// full parse keeps it.
+    private func propertyWithoutParameters(atLineAt position: Int) -> VCardProperty? {
+        let first = logicalLines[position].firstLine
+        guard end(ofLineAt: position) == first + 1 else { return nil }
+        let physical = frame.lines[first]
+        return frame.bytes.withUnsafeBufferPointer { all -> VCardProperty? in
+            let p = UnsafeBufferPointer(rebasing: all[physical.start..<physical.contentEnd])
+            let (nameEnd, groupEnd) = CardParser.locateName(p)
+            guard nameEnd < p.count, p[nameEnd] == 0x3A else { return nil }
+            let group = groupEnd.map { String(decoding: UnsafeBufferPointer(rebasing: p[0..<$0]), as: UTF8.self) }
+            let (name, traits) = PropertyTraits.named(UnsafeBufferPointer(rebasing: p[(groupEnd.map { $0 + 1 } ?? 0)..<nameEnd]))
+            let value = String(decoding: UnsafeBufferPointer(rebasing: p[(nameEnd + 1)...]), as: UTF8.self)
+            return VCardProperty(group: group, name: name, traits: traits, parameters: [], rawValue: value,
+                                 original: frame.bytes[physical.start..<physical.end], line: physical.number)
+        }
     }
 
     /// The card's properties, as a full parse of its frame builds them.
