@@ -94,9 +94,13 @@ struct IndexSummary: Sendable, Equatable {
             remotes[remote] = RemoteTally(synced: synced, unsynced: unsynced.sorted())
         }
         result.remotes = remotes
-        for file in touched.files {
-            let entry: TrackedFile? = index.uidsByFile[file] != nil ? TrackedFile(stamp: index.stamps[file], isLive: true)
+        // Looked up on every core when there are many (an import or a first pull touches every file).
+        let touchedFiles = Array(touched.files)
+        let entries = Parallel.map(touchedFiles, minimumPerWorker: 4096) { file -> TrackedFile? in
+            index.uidsByFile[file] != nil ? TrackedFile(stamp: index.stamps[file], isLive: true)
                 : index.stamps[file].map { TrackedFile(stamp: $0, isLive: false) }
+        }
+        for (file, entry) in zip(touchedFiles, entries) {
             let old = entry.map { result.files.updateValue($0, forKey: file) } ?? result.files.removeValue(forKey: file)
             if old?.isLive == true { result.liveFileCount -= 1 }
             if entry?.isLive == true { result.liveFileCount += 1 }
