@@ -634,9 +634,9 @@ public actor AddressBook {
         if let stamp = POSIX.stamp(directory + "/" + name) { index.setStamp(stamp, for: name) }
     }
 
-    /// Records the stamps of files cardsync itself just wrote: those in `known` (taken from the
-    /// open file as it was created) as they are, the others taken now, on every core, as
-    /// ``stampWrittenFile(_:)`` takes them.
+    /// Records the stamps of files cardsync itself just wrote, `names`: those in `known` (some of
+    /// `names`, stamped from the open file as it was created) as they are, the others taken now,
+    /// on every core, as ``stampWrittenFile(_:)`` takes them.
     func stampWrittenFiles(_ names: [String], known: [String: FileStamp] = [:]) {
         let folder = directory
         let unknown = known.isEmpty ? names : names.filter { known[$0] == nil }
@@ -644,9 +644,7 @@ public actor AddressBook {
         for (name, stamp) in zip(unknown, stamps) {
             if let stamp { index.setStamp(stamp, for: name) }
         }
-        for name in names {
-            if let stamp = known[name] { index.setStamp(stamp, for: name) }
-        }
+        for (name, stamp) in known { index.setStamp(stamp, for: name) }
     }
 
     // MARK: - Simple queries
