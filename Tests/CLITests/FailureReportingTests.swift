@@ -132,6 +132,48 @@ import TestSupport
 
 /// Output to something that is not a regular file is written into it, never renamed over it.
 @Suite struct OutputTargetTests {
+    @Test(arguments: [1, 1200])
+    func aWriteTheDeviceRefusesFailsTheCommandAndNamesTheTarget(cards: Int) throws {
+        // /dev/full takes nothing: a single card fails only when the last buffer is flushed, many
+        // cards fail on their first large block.
+        let root = try TestPaths.makeTemporaryDirectory("cli-full")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let input = root.appendingPathComponent("in.vcf")
+        try Data(Self.foldedCards(cards).utf8).write(to: input)
+        let result = try CLIRunner.run(["convert", input.path, "--to", "vcard4", "-o", "/dev/full"])
+        #expect(result.status == 74, "\(result.status) \(result.standardError)")
+        #expect(result.standardError.contains("/dev/full: write failed"), "\(result.standardError)")
+    }
+
+    @Test func manyCardsConvertedToTheirOwnVersionAreWrittenBackByteForByte() throws {
+        // Large enough that each batch's parts are written from where they are, not buffered.
+        let root = try TestPaths.makeTemporaryDirectory("cli-large-output")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let input = root.appendingPathComponent("in.vcf")
+        let output = root.appendingPathComponent("out.vcf")
+        let text = Self.foldedCards(1200)
+        try Data(text.utf8).write(to: input)
+        let result = try CLIRunner.run(["convert", input.path, "--to", "vcard3", "-o", output.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let written = try Data(contentsOf: output)
+        #expect(written.count == text.utf8.count)
+        #expect(written == Data(text.utf8), "the output differs from the input")
+    }
+
+    /// `count` vCard 3.0 cards of about 2.4 KB each, every line folded as the writer folds, a
+    /// blank line between each tenth pair.
+    static func foldedCards(_ count: Int) -> String {
+        var text = ""
+        for index in 0..<count {
+            text += "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:card-\(index)\r\nFN:Person \(index)\r\nN:\(index);Person;;;\r\nNOTE:"
+            text += String(repeating: "n", count: 69)
+            for line in 0..<30 { text += "\r\n " + String(repeating: Character(UnicodeScalar(UInt8(97 + line % 26))), count: 74) }
+            text += "\r\nEND:VCARD\r\n"
+            if index % 10 == 9 { text += "\r\n" }
+        }
+        return text
+    }
+
     @Test func convertingIntoAPipeWritesIntoThePipeAndLeavesItAPipe() throws {
         let root = try TestPaths.makeTemporaryDirectory("cli-fifo")
         defer { try? FileManager.default.removeItem(at: root) }

@@ -116,6 +116,9 @@ extension DeferredProperties {
         private let hasSortString: Bool
         private var index = 0
         private var builder: CardParser?
+        /// The frame's bytes and lines, held here so that each line reads them without copying the frame.
+        private let bytes: [UInt8]
+        private let lines: [PhysicalLine]
         /// Whether a line could not be built on its own, which ended the lines early: the card is
         /// then converted whole instead.
         private(set) var failed = false
@@ -125,21 +128,22 @@ extension DeferredProperties {
             self.target = target
             hasLabel = deferred.logicalLines.contains { $0.traits.role == .label }
             hasSortString = deferred.logicalLines.contains { $0.traits.role == .sortString }
+            bytes = deferred.frame.bytes
+            lines = deferred.frame.lines
         }
 
         mutating func next() -> ConvertedLine? {
             guard index < deferred.logicalLines.count, !failed else { return nil }
-            let frame = deferred.frame
             let line = deferred.logicalLines[index]
             let end = deferred.end(ofLineAt: index)
             index += 1
-            let bytes = frame.bytes[frame.lines[line.firstLine].start..<frame.lines[end - 1].end]
+            let text = bytes[lines[line.firstLine].start..<lines[end - 1].end]
             if VersionConverter.leavesUnchanged(line.traits, changedFor: line.changedFor, to: target,
                                                 cardHasLabel: hasLabel, cardHasSortString: hasSortString),
-               VCardWriter.isStrictlyFormatted(bytes) {
-                return .copied(bytes)
+               VCardWriter.isStrictlyFormatted(text) {
+                return .copied(text)
             }
-            if builder == nil { builder = CardParser(buildingLinesOf: frame) }
+            if builder == nil { builder = CardParser(buildingLinesOf: deferred.frame) }
             guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else {
                 failed = true
                 return nil

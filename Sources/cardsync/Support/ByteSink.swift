@@ -12,6 +12,8 @@ import Darwin
 final class ByteSink {
     private let handle: UnsafeMutablePointer<FILE>
     private let path: String?
+    /// What error messages call the target: its path, or standard output.
+    private let targetName: String
     private let temporaryPath: String?
     private var buffer: [UInt8] = []
     private var committed = false
@@ -25,6 +27,7 @@ final class ByteSink {
     /// replace the device or pipe itself.
     init(path: String?) throws(CommandFailure) {
         buffer.reserveCapacity(1 << 20)
+        targetName = path.flatMap { $0 == "-" ? nil : $0 } ?? "standard output"
         var status = stat()
         if let path, path != "-", stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
             guard (status.st_mode & S_IFMT) != S_IFDIR else { throw CommandFailure.io("\(path): is a folder; name a file to write") }
@@ -65,6 +68,21 @@ final class ByteSink {
         if buffer.count >= 1 << 20 { try flush(keepingLast: holdBack) }
     }
 
+    /// Appends bytes; a large block (a batch of converted cards) is written from where it is,
+    /// not copied into the buffer first.
+    func write(_ bytes: [UInt8]) throws(CommandFailure) {
+        guard bytes.count >= 1 << 16 else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= 1 << 20 { try flush(keepingLast: holdBack) }
+            return
+        }
+        try flush()
+        let direct = bytes.count - holdBack
+        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, direct, handle) }
+        if written != direct { throw writeFailure() }
+        buffer.append(contentsOf: bytes[direct...])
+    }
+
     /// Appends a string as UTF-8.
     func write(_ text: String) throws(CommandFailure) {
         try write(text.utf8)
@@ -87,26 +105,35 @@ final class ByteSink {
         let count = buffer.count - kept
         let written = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, count, handle) }
         buffer.removeFirst(count)
-        if written != count {
-            throw CommandFailure.io("\(path ?? "standard output"): write failed: \(String(cString: strerror(errno)))")
-        }
+        if written != count { throw writeFailure() }
     }
 
-    /// Flushes, syncs a file to disk and moves it into place.
+    /// The failure of a write that just failed, naming the target and the system's reason.
+    private func writeFailure() -> CommandFailure {
+        CommandFailure.io("\(targetName): write failed: \(String(cString: strerror(errno)))")
+    }
+
+    /// Flushes, syncs a file to disk and moves it into place. A write the system refuses only
+    /// now (the last buffered bytes on a full disk, a failed sync) fails here, and the file is
+    /// then not moved into place: what was there before stays.
     func commit() throws(CommandFailure) {
         try flush()
         if let path, let temporaryPath {
-            fflush(handle)
-            fsync(fileno(handle))
-            fclose(handle)
+            var failure: CommandFailure?
+            if fflush(handle) != 0 || fsync(fileno(handle)) != 0 { failure = writeFailure() }
+            if fclose(handle) != 0 && failure == nil { failure = writeFailure() }
             committed = true
+            if let failure {
+                unlink(temporaryPath)
+                throw failure
+            }
             if rename(temporaryPath, path) != 0 {
                 unlink(temporaryPath)
                 throw CommandFailure.io("\(path): cannot move the written file into place: \(String(cString: strerror(errno)))")
             }
         } else {
-            fflush(handle)
             committed = true
+            if fflush(handle) != 0 { throw writeFailure() }
         }
     }
 }

@@ -18,8 +18,11 @@ enum CardInput {
         var warnings: Int { diagnostics.count { $0.severity == .warning } }
     }
 
-    /// How many cards are parsed together; bounds memory to a batch of cards.
+    /// How many cards are parsed together; with ``batchesInFlight``, bounds memory.
     static let batchSize = 512
+
+    /// How many batches are parsed at once (on every core) while the reading thread finds the next.
+    static let batchesInFlight = 2
 
     /// Reads `path` chunk by chunk. Each card is parsed and handed to `render`, which may append
     /// bytes for it (on any thread); the bytes of each batch are passed to `output` in input order.
@@ -40,12 +43,12 @@ enum CardInput {
         var parser = VCardParser(framingOnly: path, options: options)
         var summary = Summary(path: path)
         var frames: [VCardFrame] = []
-        // The batch being parsed on the other threads while this one finds the cards of the next.
-        var inFlight: BatchInFlight?
-        func finishInFlight() throws(CommandFailure) {
-            guard let batch = inFlight else { return }
-            inFlight = nil
-            for result in batch.results() {
+        // The batches being parsed on the other threads, oldest first, while this one finds the
+        // cards of the next. Two at a time: the cores start on the next batch while the last
+        // parts of the older one finish, instead of waiting at every batch's end.
+        var inFlight: [BatchInFlight] = []
+        func emit(_ parts: [PartResult]) throws(CommandFailure) {
+            for result in parts {
                 summary.cards += result.cards
                 summary.diagnostics.append(contentsOf: result.diagnostics)
                 try output(result.bytes)
@@ -54,10 +57,12 @@ enum CardInput {
         }
         func flush() throws(CommandFailure) {
             guard !frames.isEmpty else { return }
-            try finishInFlight()
-            inFlight = BatchInFlight(frames, render: render)
+            // The oldest batch's output is written while the batch started here is parsed.
+            let oldest = inFlight.count >= batchesInFlight ? inFlight.removeFirst().results() : nil
+            inFlight.append(BatchInFlight(frames, render: render))
             frames = []
             frames.reserveCapacity(batchSize)
+            if let oldest { try emit(oldest) }
         }
         func consume(_ chunk: [UInt8]) throws(CommandFailure) {
             parser.feed(chunk)
@@ -75,7 +80,7 @@ enum CardInput {
         parser.finish()
         while let frame = parser.nextFrame() { frames.append(frame) }
         try flush()
-        try finishInFlight()
+        while !inFlight.isEmpty { try emit(inFlight.removeFirst().results()) }
         summary.diagnostics.append(contentsOf: parser.takeDiagnostics())
         summary.blankLinesAtEnd = parser.blankLinesAtEnd
         summary.diagnostics.sort { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
