@@ -235,8 +235,9 @@ import TestSupport
         var options = VCardReadOptions.lenient
         options.deferredVersions = [.v3_0, .v4_0]
         let card = try #require(try VCardReader.read(text, options: options).cards.first)
+        // The card's VERSION line is skipped, not built: the conversion writes one of its own.
         let lines = Array(IteratorSequence(try #require(card.deferredProperties?.linesForConversion(to: .v4_0))))
-        #expect(lines.map { $0.property?.name ?? "copied" } == ["VERSION", "copied", "N", "TEL", "copied", "SORT-STRING", "copied"])
+        #expect(lines.map { $0.property?.name ?? "copied" } == ["copied", "N", "TEL", "copied", "SORT-STRING", "copied"])
         #expect(VCardWriter(target: .v4_0).string(for: card) == """
             BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ada Lovelace\r\nN;SORT-AS=Lovelace:Lovelace;Ada;;;\r\nTEL;TYPE=cell;PREF=1:+44 1\r\n\
             EMAIL;TYPE=work:ada@example.com\r\nNOTE:Analytical Engine\r\nEND:VCARD\r\n
@@ -249,13 +250,13 @@ import TestSupport
             BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada\r\nN:Lovelace;Ada;;;\r\nADR;TYPE=home:;;1 Main St;Town;;;\r\nEND:VCARD\r\n
             """, options: options).cards.first)
         let plainLines = Array(IteratorSequence(try #require(plain.deferredProperties?.linesForConversion(to: .v4_0))))
-        #expect(plainLines.map { $0.property?.name ?? "copied" } == ["VERSION", "copied", "copied", "copied"])
+        #expect(plainLines.map { $0.property?.name ?? "copied" } == ["copied", "copied", "copied"])
         let labelled = try #require(try VCardReader.read("""
             BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada\r\nN:Lovelace;Ada;;;\r\nADR;TYPE=home:;;1 Main St;Town;;;\r\n\
             LABEL;TYPE=home:1 Main St\\nTown\r\nEND:VCARD\r\n
             """, options: options).cards.first)
         let labelledLines = Array(IteratorSequence(try #require(labelled.deferredProperties?.linesForConversion(to: .v4_0))))
-        #expect(labelledLines.map { $0.property?.name ?? "copied" } == ["VERSION", "copied", "copied", "ADR", "LABEL"])
+        #expect(labelledLines.map { $0.property?.name ?? "copied" } == ["copied", "copied", "ADR", "LABEL"])
         #expect(VCardWriter(target: .v4_0).string(for: labelled).contains("ADR;TYPE=home;LABEL=1 Main St^nTown:;;1 Main St;Town;;;\r\n"))
     }
 

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Synchronization
 
 /// The properties of a card read with ``VCardReadOptions/deferredVersions``: the card's frame,
 /// parsed into properties the first time they are asked for, once, whichever copy of the card
@@ -12,13 +6,13 @@ import Darwin
 ///
 /// The frame was checked when it was read, with the same diagnostics a full parse gives, so the
 /// parse made here reports nothing new; its diagnostics are dropped.
-final class DeferredProperties: @unchecked Sendable {
+final class DeferredProperties: Sendable {
     let frame: VCardFrame
     /// The card's logical lines (its properties to be), in order.
     let logicalLines: [DeferredLine]
-    /// Guards ``built``.
-    private let lock: UnsafeMutablePointer<pthread_mutex_t>
-    private var built: [VCardProperty]?
+    /// The properties once built; `nil` while they are not. A lock held in place: a card costs
+    /// no allocation for it.
+    private let built = Mutex<[VCardProperty]?>(nil)
 
     init(_ frame: VCardFrame, logicalLines: [DeferredLine]) {
         self.logicalLines = logicalLines
@@ -26,22 +20,11 @@ final class DeferredProperties: @unchecked Sendable {
         options.deferredVersions = []
         self.frame = VCardFrame(bytes: frame.bytes, lines: frame.lines, blankLinesBefore: frame.blankLinesBefore,
                                 sourceName: frame.sourceName, options: options)
-        lock = .allocate(capacity: 1)
-        lock.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(lock, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(lock)
-        lock.deinitialize(count: 1)
-        lock.deallocate()
     }
 
     /// The properties once built; `nil` while they are not.
     private var builtIfAny: [VCardProperty]? {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return built
+        built.withLock { $0 }
     }
 
     /// Where the logical line at `position` of ``logicalLines`` ends: the first physical line after it.
@@ -85,12 +68,12 @@ final class DeferredProperties: @unchecked Sendable {
 
     /// The card's properties, as a full parse of its frame builds them.
     var properties: [VCardProperty] {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        if let built { return built }
-        let properties = frame.parse().card?.properties ?? []
-        built = properties
-        return properties
+        built.withLock { built in
+            if let built { return built }
+            let properties = frame.parse().card?.properties ?? []
+            built = properties
+            return properties
+        }
     }
 }
 
@@ -106,7 +89,8 @@ extension DeferredProperties {
     /// How many logical lines the card has.
     var lineCount: Int { logicalLines.count }
 
-    /// The lines of a deferred card on their way to another version, in order.
+    /// The lines of a deferred card on their way to another version, in order, without its
+    /// VERSION line (the conversion writes one of its own).
     struct ConversionLines: IteratorProtocol {
         let deferred: DeferredProperties
         let target: VCardVersion
@@ -133,6 +117,9 @@ extension DeferredProperties {
         }
 
         mutating func next() -> ConvertedLine? {
+            // The conversion writes a VERSION line of its own and drops the card's: those are
+            // skipped here, not built.
+            while index < deferred.logicalLines.count && deferred.logicalLines[index].traits.role == .version { index += 1 }
             guard index < deferred.logicalLines.count, !failed else { return nil }
             let line = deferred.logicalLines[index]
             let end = deferred.end(ofLineAt: index)

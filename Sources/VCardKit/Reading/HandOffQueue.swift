@@ -3,7 +3,8 @@
 /// Its storage is emptied (keeping its capacity) once every item has been taken, so reading a
 /// long stream card by card does not grow it.
 struct HandOffQueue<Element> {
-    private var items: [Element] = []
+    /// The items; a taken one is moved out (`nil` here), so that handing it off copies nothing.
+    private var items: [Element?] = []
     private var nextIndex = 0
 
     /// Queues `item` behind the ones not taken yet.
@@ -21,7 +22,7 @@ struct HandOffQueue<Element> {
             return nil
         }
         defer { nextIndex += 1 }
-        return items[nextIndex]
+        return items[nextIndex].take()
     }
 }
 

@@ -367,7 +367,9 @@ public struct VCardParser: Sendable {
                 agentOpenedOnLine = false
                 agentlessNestedStart = nil
                 cardStart = line.start
-                cardLines = [line]
+                // The list keeps its capacity from card to card (a card's frame gets a copy).
+                cardLines.removeAll(keepingCapacity: true)
+                cardLines.append(line)
                 nestingDepth = 0
                 inJunkRun = false
                 swap(&cardBlankLinesBefore, &blankLines)

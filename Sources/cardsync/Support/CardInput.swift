@@ -199,8 +199,10 @@ enum CardInput {
             let start = worker * per
             let end = min(start + per, frames.count)
             if start < end {
-                for frame in frames[start..<end] {
-                    let (card, diagnostics) = frame.parse()
+                // Room for the part's output, about the size of its input: it is not regrown.
+                part.bytes.reserveCapacity(frames[start..<end].reduce(0) { $0 + $1.text.count } * 9 / 8)
+                for index in start..<end {
+                    let (card, diagnostics) = frames[index].parse()
                     part.diagnostics.append(contentsOf: diagnostics)
                     if let card {
                         part.cards += 1
