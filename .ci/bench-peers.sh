@@ -133,8 +133,8 @@ fi
 if [ -z "$CARDSYNC" ]; then
   CARDSYNC="$REPO/.build/release/cardsync"
   if [ "$FORCE_BUILD" = 1 ] || [ ! -x "$CARDSYNC" ]; then
-    log "building cardsync (swift build -c release --product cardsync)"
-    (cd "$REPO" && swift build -c release --product cardsync >&2)
+    log "building cardsync (swift build -c release --static-swift-stdlib --product cardsync, as installed)"
+    (cd "$REPO" && swift build -c release --static-swift-stdlib --product cardsync >&2)
   fi
 fi
 [ -x "$CARDSYNC" ] || die "cardsync binary not found or not executable: $CARDSYNC"
@@ -223,8 +223,11 @@ for i in "${!INPUT_N[@]}"; do
     echo "--count $n --seed $SEED --version $VERSION" >"$f.args"
   fi
   INPUT_FILE+=("$f"); INPUT_BYTES+=("$(stat -c %s "$f")")
-  [ "${INPUT_NAME[$i]}" = acceptance ] && INPUT_NAME[$i]="acceptance (gen --count $n --seed $SEED --version $VERSION)" \
-    || INPUT_NAME[$i]="gen --count $n --seed $SEED --version $VERSION"
+  if [ "${INPUT_NAME[$i]}" = acceptance ]; then
+    INPUT_NAME[$i]="acceptance (gen --count $n --seed $SEED --version $VERSION)"
+  else
+    INPUT_NAME[$i]="gen --count $n --seed $SEED --version $VERSION"
+  fi
 done
 
 # smallest input, for the optional peers
