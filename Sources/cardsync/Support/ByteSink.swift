@@ -71,11 +71,8 @@ final class ByteSink {
     /// Appends bytes; a large block (a batch of converted cards) is written from where it is,
     /// not copied into the buffer first.
     func write(_ bytes: [UInt8]) throws(CommandFailure) {
-        guard bytes.count >= 1 << 16 else {
-            buffer.append(contentsOf: bytes)
-            if buffer.count >= 1 << 20 { try flush(keepingLast: holdBack) }
-            return
-        }
+        // A smaller block is buffered like any other collection (the slice takes that overload).
+        guard bytes.count >= 1 << 16 else { return try write(bytes[...]) }
         try flush()
         let direct = bytes.count - holdBack
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, direct, handle) }
