@@ -18,7 +18,10 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -30,19 +33,45 @@ def run(binary, *arguments):
     subprocess.run([binary, *arguments], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def on_current_page(find, seconds=15):
+    """What `find()` returns once the page holds it. An element read while a page is replaced
+    by the next one goes stale (or is not there yet): the lookup is made again on the new page."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return find()
+        except (StaleElementReferenceException, NoSuchElementException, AssertionError):
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
+
+
 def field(driver, label_text):
     """The input labelled `label_text` (exactly, or starting with it)."""
-    for label in driver.find_elements(By.TAG_NAME, "label"):
-        if label.text.strip() == label_text or label.text.strip().startswith(label_text):
-            return driver.find_element(By.ID, label.get_attribute("for"))
-    raise AssertionError(f"no field labelled {label_text!r} on {driver.current_url}")
+    def find():
+        for label in driver.find_elements(By.TAG_NAME, "label"):
+            if label.text.strip() == label_text or label.text.strip().startswith(label_text):
+                return driver.find_element(By.ID, label.get_attribute("for"))
+        raise AssertionError(f"no field labelled {label_text!r} on {driver.current_url}")
+    return on_current_page(find)
 
 
 def button(driver, text):
-    for element in driver.find_elements(By.TAG_NAME, "button"):
-        if element.text.strip() == text:
-            return element
-    raise AssertionError(f"no button {text!r} on {driver.current_url}")
+    def find():
+        for element in driver.find_elements(By.TAG_NAME, "button"):
+            if element.text.strip() == text:
+                return element
+        raise AssertionError(f"no button {text!r} on {driver.current_url}")
+    return on_current_page(find)
+
+
+def follow(driver, element, seconds=60):
+    """Clicks a link or a form's button and returns once the answer has replaced the page: what
+    is read next is read from the new page, never from the one the click left (whose elements
+    go stale while they are read)."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, seconds).until(expected_conditions.staleness_of(page))
 
 
 def single_value_to_choose(driver, names):
@@ -162,12 +191,14 @@ def main():
         search = field(driver, "Search")
         check(search.get_attribute("type") == "search", "the search box is an <input type=search>")
         search.send_keys("LOVELÁCE")
+        list_page = driver.find_element(By.TAG_NAME, "html")
         search.send_keys(Keys.ENTER)
+        WebDriverWait(driver, 60).until(expected_conditions.staleness_of(list_page))
         driver.find_element(By.LINK_TEXT, "Ada Lovelace")
         check("1 of" in driver.find_element(By.CSS_SELECTOR, "[aria-live]").text, "the search finds the one Ada Lovelace")
 
         # The contact with grouped and X- properties.
-        driver.find_element(By.LINK_TEXT, "Ada Lovelace").click()
+        follow(driver, driver.find_element(By.LINK_TEXT, "Ada Lovelace"))
         page = driver.find_element(By.TAG_NAME, "main").text
         check("Phone (Mobile)" in page, "item1.TEL is shown with its group's X-ABLabel (Mobile)")
         check("Email (Analytical)" in page, "item2.EMAIL is shown with its custom label")
@@ -176,14 +207,14 @@ def main():
         driver.save_screenshot(os.path.join(options.screenshots, "contact.png"))
 
         # Edit one phone and add an e-mail address.
-        driver.find_element(By.LINK_TEXT, "Edit").click()
+        follow(driver, driver.find_element(By.LINK_TEXT, "Edit"))
         phone = field(driver, "Phone (preferred)")
         check(phone.get_attribute("value") == "+44 20 7946 0000", "the edit form shows the preferred phone")
         phone.clear()
         phone.send_keys("+44 20 7946 1234")
         field(driver, "New email").send_keys("countess@example.org")
         driver.save_screenshot(os.path.join(options.screenshots, "edit.png"))
-        button(driver, "Save").click()
+        follow(driver, button(driver, "Save"))
         check(settled(lambda: "Saved" in status_text(driver), seconds=60), "saving says so")
         removed, added = line_changes(original, card_path)
         check(removed == [b"item1.TEL;type=pref:+44 20 7946 0000", b"REV:2024-01-01T00:00:00Z"],
@@ -192,24 +223,24 @@ def main():
               and any(line.startswith(b"REV:20") for line in added), f"only the phone, the new e-mail and REV came in: {added}")
 
         # History: both versions; restoring the first brings it back byte for byte.
-        driver.find_element(By.LINK_TEXT, "History").click()
+        follow(driver, driver.find_element(By.LINK_TEXT, "History"))
         versions = driver.find_elements(By.CSS_SELECTOR, "li h2")
         check(len(versions) == 2, f"the history shows both versions ({len(versions)})")
         check("countess@example.org" in driver.find_element(By.TAG_NAME, "main").text, "the history shows the property-level change")
-        button(driver, "Restore this version").click()
+        follow(driver, button(driver, "Restore this version"))
         # The file is read once the answer (the contact page saying so) is there.
         check(settled(lambda: "restored" in status_text(driver), seconds=60), "restoring says so")
         check(open(card_path, "rb").read() == original, "restore brought back the first version byte for byte")
 
         # A stale save is refused.
-        driver.find_element(By.LINK_TEXT, "Edit").click()
+        follow(driver, driver.find_element(By.LINK_TEXT, "Edit"))
         title = field(driver, "Title")
         title.clear()
         title.send_keys("Poet")
         outside = original.replace(b"TITLE:Programmer", b"TITLE:Mathematician")
         with open(card_path, "wb") as handle:
             handle.write(outside)
-        button(driver, "Save").click()
+        follow(driver, button(driver, "Save"))
         alert = driver.find_element(By.CSS_SELECTOR, "[role=alert]").text
         check("changed by another program or a sync" in alert, "a stale save is refused with a clear message")
         check(open(card_path, "rb").read() == outside, "the stale save changed nothing")
@@ -218,11 +249,11 @@ def main():
         # Two phones in one save: "Add another phone" shows the form again with what was typed kept.
         driver.get(base + "/contact/edit?uid=" + UID)
         field(driver, "New phone").send_keys("+1 555 0100")
-        button(driver, "Add another phone").click()
+        follow(driver, button(driver, "Add another phone"))
         check(field(driver, "New phone").get_attribute("value") == "+1 555 0100", "Add another phone keeps the phone typed")
         check(open(card_path, "rb").read() == outside, "Add another phone saves nothing yet")
         field(driver, "New phone 2").send_keys("+1 555 0199")
-        button(driver, "Save").click()
+        follow(driver, button(driver, "Save"))
         check(settled(lambda: "Saved" in status_text(driver), seconds=60), "saving two phones says so")
         removed, added = line_changes(outside, card_path)
         check(removed == [b"REV:2024-01-01T00:00:00Z"], f"only REV left the file: {removed}")
@@ -241,7 +272,7 @@ def main():
             handle.write(b"BEGIN:VCARD\r\nVERSION:4.0\r\nUID:browser-import-1\r\nFN:Grace Hopper\r\nEND:VCARD\r\n")
         driver.get(base + "/exchange")
         field(driver, "File to import").send_keys(export_path)
-        button(driver, "Import").click()
+        follow(driver, button(driver, "Import"))
         # The answer replaces the page: its message is polled for (status_text reads "" while
         # the page changes) instead of read from whatever page is there at once.
         settled(lambda: "Imported" in status_text(driver), seconds=60)
@@ -249,7 +280,7 @@ def main():
         check(f"Imported 0 contacts" in message and f"{exported_count} duplicates skipped" in message,
               f"importing the export adds nothing and reports the duplicates: {(message.splitlines() or [''])[0]!r}")
         field(driver, "File to import").send_keys(new_cards)
-        button(driver, "Import").click()
+        follow(driver, button(driver, "Import"))
         # The previous import's message stays on screen until the answer replaces the page (a
         # stale element when read at once): wait for the new message.
         settled(lambda: "Imported 1 contact" in status_text(driver), seconds=60)
@@ -295,7 +326,7 @@ def main():
             radio, label, words = choice
             chosen = (radio.get_attribute("name").split(".")[1], words)
             label.click()
-        button(driver, "Merge").click()
+        follow(driver, button(driver, "Merge"))
         check(settled(lambda: "Merged" in status_text(driver), seconds=60), "merge says so")
         if chosen is not None:
             kept = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)["uid"][0]
@@ -308,7 +339,7 @@ def main():
             check(settled(has_chosen_value), f"the merged contact has the value chosen: {chosen}")
         count_merged = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         check(count_merged < count_before, f"the merge removed contacts from the list ({count_before} → {count_merged})")
-        button(driver, "Undo merge").click()
+        follow(driver, button(driver, "Undo merge"))
         check(settled(lambda: "undone" in status_text(driver)), "undo says so")
         count_undone = int(re.search(r"(\d+) contacts", urllib.request.urlopen(base + "/").read().decode()).group(1))
         check(count_undone == count_before, f"undo brought every contact back ({count_undone})")
@@ -321,7 +352,7 @@ def main():
         field(driver, "New given name").send_keys("Ada")
         field(driver, "New title").send_keys("Countess")
         field(driver, "New email").send_keys("ada@example.org")
-        button(driver, "Save").click()
+        follow(driver, button(driver, "Save"))
         second = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)["uid"][0]
         before_merge = open(card_path, "rb").read()
         driver.get(base + "/merge?" + urllib.parse.urlencode([("keep", UID), ("uid", UID), ("uid", second)]))
@@ -329,18 +360,18 @@ def main():
         check(title_choice is not None, "the merge page offers the other contact's title")
         if title_choice is not None:
             title_choice.click()
-        button(driver, "Merge").click()
+        follow(driver, button(driver, "Merge"))
         check(settled(lambda: "Merged" in status_text(driver), seconds=60), "the merge with a chosen title says so")
         merged = open(card_path, "rb").read().split(b"\r\n")
         check(b"TITLE:Countess" in merged and b"TITLE:Mathematician" not in merged, "the merged file has the title chosen")
-        button(driver, "Undo merge").click()
+        follow(driver, button(driver, "Undo merge"))
         check(settled(lambda: open(card_path, "rb").read() == before_merge), "undo brought the first contact back byte for byte")
 
         # Delete and undo.
         driver.get(base + "/contact?uid=" + UID)
-        button(driver, "Delete").click()
+        follow(driver, button(driver, "Delete"))
         check(settled(lambda: not os.path.exists(card_path)), "delete removed the file")
-        button(driver, "Undo").click()
+        follow(driver, button(driver, "Undo"))
         check(settled(lambda: os.path.exists(card_path)), "undo brought the file back")
 
         # The log shows the web's edits after the server stops.
