@@ -14,6 +14,8 @@
 #             runs after one untimed warm-up run (page cache), peak RSS from /usr/bin/time.
 #   ratio   : ez-vcard (parse + write-4.0) / cardsync convert; the criterion is ratio >= 10.
 #
+# With --all-peers, sabre/vobject's whole process (`sabre_bench.php once INPUT OUT same`, up to 3
+# runs) is also timed on the largest input, next to cardsync's whole process on the same file.
 # Output: a Markdown table on stdout (also WORK/results.md); raw rows in WORK/results.tsv;
 # progress on stderr.  --sizes none skips the extra sizes.  --all-peers also runs python vobject
 # (pip, venv in the work dir) and sabre/vobject 2.1.7 (Debian) on the smallest input; they cannot
@@ -230,9 +232,13 @@ for i in "${!INPUT_N[@]}"; do
   fi
 done
 
-# smallest input, for the optional peers
+# smallest input, for the optional peers; largest, for the whole-process comparison with sabre
 SMALL_IDX=0
-for i in "${!INPUT_N[@]}"; do [ "${INPUT_N[$i]}" -lt "${INPUT_N[$SMALL_IDX]}" ] && SMALL_IDX=$i; done
+LARGE_IDX=0
+for i in "${!INPUT_N[@]}"; do
+  [ "${INPUT_N[$i]}" -lt "${INPUT_N[$SMALL_IDX]}" ] && SMALL_IDX=$i
+  [ "${INPUT_N[$i]}" -gt "${INPUT_N[$LARGE_IDX]}" ] && LARGE_IDX=$i
+done
 
 RUN_DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 CPU_MODEL="$(grep -m1 'model name' /proc/cpuinfo | sed 's/^[^:]*: *//' || true)"
@@ -354,6 +360,30 @@ PY
       fi
     done
   fi
+
+  # (e) optional: sabre/vobject's whole process on the largest input (issue 14: cardsync's whole
+  # process >= 20x this one), right after cardsync's runs on the same file; at most 3 runs (about
+  # 12-20 s each on 100k cards).
+  if [ "$ALL_PEERS" = 1 ] && [ "$i" = "$LARGE_IDX" ]; then
+    sruns=$(( RUNS < 3 ? RUNS : 3 ))
+    ld="$(load1)"
+    log "sabre-deb whole process N=$n: $sruns runs of sabre_bench.php once INPUT OUT same"
+    walls=(); cpus=(); rsss=(); status=ok
+    for ((r = 1; r <= sruns; r++)); do
+      run_timed "$o.sabre-once.$r" env SABRE=deb php -d memory_limit=-1 "$B/peers/sabre/sabre_bench.php" once "$f" "$o.sabre-once.vcf" same
+      if [ "$T_RC" != 0 ]; then status="FAILED rc=$T_RC in run $r: $(tail -c 300 "$o.sabre-once.$r.stderr" | tr '\t\n' '  ')"; break; fi
+      walls+=("$T_WALL"); cpus+=("$T_CPU"); rsss+=("$T_RSS_KB")
+    done
+    if [ "$status" = ok ]; then
+      read -r wmed wmin wmax <<<"$(stats "${walls[@]}")"
+      read -r cmed _ _ <<<"$(stats "${cpus[@]}")"
+      rmax=$(printf '%s\n' "${rsss[@]}" | sort -n | tail -1)
+      row "$wl" sabre-deb "once same (whole process)" "$n" "$bytes" "$wmed" "$cmed" "$wmin" "$wmax" "$rmax" "$sruns" "$ld" \
+        "php sabre_bench.php once INPUT OUT same: read, parse, serialize in its own version, whole process; median wall of $sruns"
+    else
+      row "$wl" sabre-deb "once same (whole process)" "$n" "$bytes" NA NA NA NA NA "$sruns" "$ld" "$status"
+    fi
+  fi
 done
 
 # ------------------------------------------------------------------ 6. Markdown report
@@ -402,6 +432,20 @@ if others:
         ps, cs = num(r), num(c)
         print("| %s | %s | %s | %s | %s | %s |" % (r["impl"], r["workload"], r["N"], f(ps),
               "%.2f×" % (ps / cs) if ps and cs else "NA", r["load1"]))
+whole = [r for r in rows if r["impl"] == "sabre-deb" and r["task"] == "once same (whole process)"]
+if whole:
+    print()
+    print("Whole processes on the largest input (issue 14: cardsync's whole process at least 20 times faster than "
+          "sabre/vobject 2.1.7's, the fastest whole-process peer):")
+    print()
+    print("| workload | N | sabre/vobject whole process s | cardsync convert s (whole process) | ratio (sabre/cardsync) | target ≤ s (sabre/20) | sabre peak RSS MiB | cardsync peak RSS MiB | load1 (sabre / cardsync) |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for r in whole:
+        c = get(r["workload"], "cardsync", "convert --to vcard4 (whole process)")
+        ps, cs = num(r), num(c)
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |" % (r["workload"], r["N"], f(ps), f(cs),
+              "%.2f×" % (ps / cs) if ps and cs else "NA", f(ps / 20 if ps else None), r["peak_RSS_MiB"],
+              (c or {}).get("peak_RSS_MiB", "NA"), r["load1"], (c or {}).get("load1", "NA")))
 print()
 print("Date: %s (UTC). Machine: %s. %s. load1 before the run: %s. Medians of %s runs; "
       "ez-vcard times are its driver's in-process figures after a whole-file warm-up (JVM start-up excluded); "
