@@ -19,6 +19,12 @@ extension CouchClient {
     /// - Throws: ``CouchClientError`` for any failure.
     func send(_ method: String, path: String, query: [(String, String)] = [], body: JSONValue? = nil,
               documentID: String? = nil) async throws -> CouchResponse {
+        try await send(method, path: path, query: query, bodyText: body?.serialized(), documentID: documentID)
+    }
+
+    /// ``send(_:path:query:body:documentID:)`` with a body already written as JSON text.
+    func send(_ method: String, path: String, query: [(String, String)] = [], bodyText body: [UInt8]?,
+              documentID: String? = nil) async throws -> CouchResponse {
         let (response, url) = try await exchange(method, path: path, query: query, body: body, documentID: documentID) { request in
             let response = try await transport.send(request, timeout: configuration.requestTimeout)
             return (response, response)
@@ -50,7 +56,7 @@ extension CouchClient {
     ///
     /// - Parameter attempt: sends the request; returns the response as far as the loop needs it
     ///   (status, headers, and for a failure its body) and what the caller gets on success.
-    private func exchange<Answer>(_ method: String, path: String, query: [(String, String)], body: JSONValue?,
+    private func exchange<Answer>(_ method: String, path: String, query: [(String, String)], body: [UInt8]?,
                                   documentID: String?,
                                   attempt send: (CouchHTTPRequest) async throws -> (CouchHTTPResponse, Answer)) async throws -> (response: Answer, url: String) {
         var url = baseURL + path
@@ -58,17 +64,13 @@ extension CouchClient {
             url += "?" + query.map { PathEncoding.encode($0.0) + "=" + PathEncoding.encode($0.1) }.joined(separator: "&")
         }
         var headers: [CouchHTTPRequest.HeaderField] = [.init(name: "Accept", value: "application/json")]
-        var bytes: [UInt8]?
-        if let body {
-            bytes = body.serialized()
-            headers.append(.init(name: "Content-Type", value: "application/json"))
-        }
+        if body != nil { headers.append(.init(name: "Content-Type", value: "application/json")) }
         let usesCookie = credentials != nil && configuration.authentication == .cookie
         if let credentials, !usesCookie {
             let token = Base64.encodeToString(bytes: Array("\(credentials.name):\(credentials.password)".utf8))
             headers.append(.init(name: "Authorization", value: "Basic \(token)"))
         }
-        var request = CouchHTTPRequest(method: method, url: url, headers: headers, body: bytes)
+        var request = CouchHTTPRequest(method: method, url: url, headers: headers, body: body)
         let policy = configuration.retry
         var attempt = 0
         var loggedInAgain = false

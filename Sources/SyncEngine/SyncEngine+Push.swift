@@ -141,27 +141,29 @@ extension SyncEngine {
         let live = batch.filter { !$0.isDeletion }
         let contacts = Dictionary(await book.storedContacts(uids: live.map(\.record.uid), selecting: ContactDocument.propertiesRead).map { ($0.uid, $0) },
                                   uniquingKeysWith: { first, _ in first })
-        var documents: [JSONObject] = []
+        var documents: [SerializedDocument] = []
+        documents.reserveCapacity(batch.count)
         var sent: [PendingPush] = []
         for item in batch {
             let uid = item.record.uid
             if item.isDeletion {
                 guard let revision = item.state?.revision else { continue }
-                documents.append(ContactDocument.tombstone(uid: uid, revision: revision, updated: item.record.modified,
-                                                           edited: item.record.editTime))
+                let tombstone = ContactDocument.tombstone(uid: uid, revision: revision, updated: item.record.modified,
+                                                          edited: item.record.editTime)
+                documents.append(SerializedDocument(id: ContactDocument.documentID(forUID: uid), text: tombstone.serialized()))
             } else {
                 guard let contact = contacts[uid], let hash = item.record.hash else {
                     outcome.problems.append(.init(subject: uid, name: item.record.name,
                                                   message: "\(item.record.file) cannot be read now; it is pushed by the next sync once readable"))
                     continue
                 }
-                documents.append(ContactDocument.document(uid: uid, bytes: contact.bytes, card: contact.card, hash: hash,
-                                                          revision: item.state?.revision, updated: item.record.modified,
-                                                          edited: item.record.editTime))
+                documents.append(ContactDocument.serializedDocument(uid: uid, bytes: contact.bytes, card: contact.card, hash: hash,
+                                                                    revision: item.state?.revision, updated: item.record.modified,
+                                                                    edited: item.record.editTime))
             }
             sent.append(item)
         }
-        let results = try await database.bulkDocuments(documents)
+        let results = try await database.bulkDocuments(serialized: documents)
         for (index, item) in sent.enumerated() {
             let uid = item.record.uid
             let documentID = ContactDocument.documentID(forUID: uid)

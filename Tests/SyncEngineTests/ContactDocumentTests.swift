@@ -105,4 +105,23 @@ import VCardKit
         carryingCard["vcard"] = .string(text)
         #expect(try !problems(carryingCard).isEmpty)
     }
+
+    /// What a push sends, written straight to text, is the document's text: with and without a
+    /// revision and an edit time, for a card with several e-mail addresses and phones, escapes and
+    /// non-ASCII text.
+    @Test(arguments: [(nil, nil), ("2-0123456789abcdef0123456789abcdef", 1_795_300_000_000)] as [(String?, Int64?)])
+    func theSerializedDocumentIsTheDocumentsText(revision: String?, edited: Int64?) throws {
+        let text = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:zoë\r\nFN:Zoë \"Z\" O\\'Neil\r\nEMAIL;TYPE=work:z@example.org\r\n"
+            + "EMAIL:zoe@example.com\r\nTEL;TYPE=cell:+44 20 7946 0000\r\nTEL:+1 555 0100\r\nNOTE:line\\nbreak\r\nEND:VCARD\r\n"
+        let card = try VCardReader.read(Array(text.utf8), sourceName: "t").cards[0]
+        let hash = ContentHash(of: card)
+        let object = ContactDocument.document(uid: "zoë", bytes: Array(text.utf8), card: card, hash: hash, revision: revision,
+                                              updated: 1_795_324_184_120, edited: edited)
+        let serialized = ContactDocument.serializedDocument(uid: "zoë", bytes: Array(text.utf8), card: card, hash: hash,
+                                                            revision: revision, updated: 1_795_324_184_120, edited: edited)
+        #expect(serialized.id == "contact:zoë")
+        #expect(serialized.text == object.serialized())
+        #expect(try JSONValue(parsing: serialized.text)["emails"] == ["z@example.org", "zoe@example.com"])
+    }
 }
+

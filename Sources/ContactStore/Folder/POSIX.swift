@@ -155,21 +155,38 @@ enum POSIX {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(path, "cannot stat", errno: errno) }
         if Int(info.st_size) > maximumBytes { throw tooLarge(path, maximumBytes) }
-        var bytes: [UInt8] = []
-        var capacity = max(Int(info.st_size), 0) + 1
-        bytes.reserveCapacity(capacity)
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io(path, "cannot read", errno: errno)
+        // Read straight into an array of the file's size and one byte more: one `read` fills it
+        // and the next one finds the end. (A file that grew since the `fstat` is read on in chunks.)
+        let expected = max(Int(info.st_size), 0)
+        var failure: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: expected + 1) { buffer, initialized in
+            initialized = 0
+            while initialized < buffer.count {
+                let count = read(fd, buffer.baseAddress! + initialized, buffer.count - initialized)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if count == 0 { break }
+                initialized += count
             }
-            if count == 0 { break }
-            if bytes.count + count > maximumBytes { throw tooLarge(path, maximumBytes) }
-            bytes.append(contentsOf: chunk[0..<count])
-            capacity = max(capacity, bytes.count)
         }
+        if failure != 0 { throw .io(path, "cannot read", errno: failure) }
+        if bytes.count > expected {
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw .io(path, "cannot read", errno: errno)
+                }
+                if count == 0 { break }
+                if bytes.count + count > maximumBytes { throw tooLarge(path, maximumBytes) }
+                bytes.append(contentsOf: chunk[0..<count])
+            }
+        }
+        if bytes.count > maximumBytes { throw tooLarge(path, maximumBytes) }
         return (bytes, stamp(of: info))
     }
 
