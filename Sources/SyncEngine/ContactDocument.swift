@@ -69,7 +69,10 @@ public enum ContactDocument {
         writer.append("type", string: "contact")
         writer.append("schemaVersion", 1)
         writer.append("uid", string: uid)
-        writer.append("vcard", string: String(decoding: bytes, as: UTF8.self))
+        bytes.withUnsafeBufferPointer { text in
+            // Ill-formed bytes are written as `document` writes them: repaired (U+FFFD).
+            if text.isValidUTF8 { writer.append("vcard", validUTF8: text) } else { writer.append("vcard", string: String(decoding: bytes, as: UTF8.self)) }
+        }
         writer.append("hash", string: hash.hexDigits)
         writer.append("fn", string: card.formattedName ?? "")
         writer.append("emails", strings: card.emailAddresses)

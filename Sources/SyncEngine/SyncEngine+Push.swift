@@ -139,7 +139,7 @@ extension SyncEngine {
     private func pushBatch(_ batch: [PendingPush]) async throws -> BatchOutcome {
         var outcome = BatchOutcome()
         let live = batch.filter { !$0.isDeletion }
-        let contacts = Dictionary(await book.storedContacts(uids: live.map(\.record.uid), selecting: ContactDocument.propertiesRead).map { ($0.uid, $0) },
+        let contacts = Dictionary(await book.storedContacts(records: live.map(\.record), selecting: ContactDocument.propertiesRead).map { ($0.uid, $0) },
                                   uniquingKeysWith: { first, _ in first })
         var documents: [SerializedDocument] = []
         documents.reserveCapacity(batch.count)

@@ -101,6 +101,10 @@ import Testing
         let object: JSONObject = ["_id": "contact:Zoë \"☎\"", "text": "BEGIN:VCARD\r\nNOTE:tab\there\u{01}\r\nEND:VCARD\r\n", "n": 1,
                                   "none": [], "two": ["a\\b", "é"], "nested": ["x": [true, nil]]]
         #expect(writer.finished() == object.serialized())
+        var fromBytes = JSONObjectWriter()
+        Array("line\r\n\"é\"".utf8).withUnsafeBufferPointer { fromBytes.append("text", validUTF8: $0) }
+        let expected: JSONObject = ["text": "line\r\n\"é\""]
+        #expect(fromBytes.finished() == expected.serialized())
         #expect(JSONObjectWriter().finished() == Array("{}".utf8))
     }
 }

@@ -123,5 +123,17 @@ import VCardKit
         #expect(serialized.text == object.serialized())
         #expect(try JSONValue(parsing: serialized.text)["emails"] == ["z@example.org", "zoe@example.com"])
     }
+
+    /// A card whose bytes are not well-formed UTF-8 is sent as the document sends it: repaired.
+    @Test func aCardOfIllFormedUTF8IsSentRepairedAsTheDocumentHasIt() throws {
+        let bytes = Array("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada\r\nNOTE:caf".utf8) + [0xE9, 0xFF]
+            + Array("\r\nEND:VCARD\r\n".utf8)
+        let card = try VCardReader.read(bytes, sourceName: "t").cards[0]
+        let hash = ContentHash(of: card)
+        let object = ContactDocument.document(uid: "ada", bytes: bytes, card: card, hash: hash, revision: nil, updated: 0)
+        let serialized = ContactDocument.serializedDocument(uid: "ada", bytes: bytes, card: card, hash: hash, revision: nil, updated: 0)
+        #expect(serialized.text == object.serialized())
+        #expect(try JSONValue(parsing: serialized.text)["vcard"]?.stringValue?.contains("caf\u{FFFD}\u{FFFD}") == true)
+    }
 }
 

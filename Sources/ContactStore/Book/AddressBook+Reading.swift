@@ -46,7 +46,7 @@ extension AddressBook {
 
     /// Whether `contact`, read for `names` only, has the bytes of the whole read and the same
     /// properties of those names (a debug check of the selected read).
-    private static func readsAsWhole(_ contact: StoredContact, directory: String, names: Set<String>) -> Bool {
+    static func readsAsWhole(_ contact: StoredContact, directory: String, names: Set<String>) -> Bool {
         let whole = readContacts(directory: directory, file: contact.file, records: [contact.record])
         guard whole.count == 1, whole[0].bytes == contact.bytes else { return false }
         let wanted = names.union(["UID", "VERSION"])

@@ -204,6 +204,28 @@ extension AddressBook {
         }.flatMap { $0 }
     }
 
+    /// ``storedContacts(uids:selecting:)`` of contacts whose records the caller holds (the
+    /// pending records of a push), for `names`: a file of one contact in plain 3.0 or 4.0 text
+    /// whose card carries the record's UID is read without looking the contact and its file up
+    /// in the index again; any other contact is read as ``storedContacts(uids:selecting:)``
+    /// reads it.
+    public func storedContacts(records: [ContactRecord], selecting names: Set<String>) -> [StoredContact] {
+        let directory = self.directory
+        let wanted = names.union(["UID"])
+        let read = Parallel.map(records, minimumPerWorker: 16) { record -> StoredContact? in
+            guard !record.isGeneratedUID, let (bytes, _) = try? POSIX.readFile(directory + "/" + record.file),
+                  let card = PlainCardReader.read(bytes[...], sourceName: record.file, selecting: wanted),
+                  card.normalizedUID == record.uid else { return nil }
+            let contact = StoredContact(record: record, card: card, bytes: bytes)
+            assert(Self.readsAsWhole(contact, directory: directory, names: names), "\(record.file): the selected read differs from the whole read")
+            return contact
+        }
+        var contacts = read.compactMap { $0 }
+        let others = zip(records, read).filter { $0.1 == nil }.map(\.0.uid)
+        if !others.isEmpty { contacts += storedContacts(uids: others, selecting: names) }
+        return contacts
+    }
+
     // MARK: - Applying remote changes
 
     /// Applies changes from `remote`: writes each new version into the folder (every file

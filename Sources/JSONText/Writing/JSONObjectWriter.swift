@@ -28,6 +28,16 @@ public struct JSONObjectWriter: Sendable {
         JSONWriter.writeString(value, to: &text)
     }
 
+    /// Appends a member with a string value given as UTF-8 bytes that the caller has found
+    /// well-formed (JSON text is UTF-8: ill-formed bytes would make the whole text invalid),
+    /// without making a `String` of them first.
+    public mutating func append(_ key: String, validUTF8 value: UnsafeBufferPointer<UInt8>) {
+        writeKey(key)
+        text.append(UInt8(ascii: "\""))
+        JSONWriter.writeEscaped(value, to: &text)
+        text.append(UInt8(ascii: "\""))
+    }
+
     /// Appends a member whose value is an array of strings.
     public mutating func append(_ key: String, strings values: [String]) {
         writeKey(key)

@@ -73,6 +73,10 @@ public enum VersionConverter {
         var notes: [Diagnostic] = []
         var lines: [ConvertedLine] = [.property(VCardProperty(name: "VERSION", rawValue: target.rawValue))]
         lines.reserveCapacity(count + 1)
+        // Whether a LABEL or SORT-STRING was converted: only then are the lines searched again for
+        // the merges below (copied lines are never either).
+        var hasLabel = false
+        var hasSortString = false
         while let line = input.next() {
             guard case .property(var property) = line else {
                 lines.append(line)
@@ -89,6 +93,7 @@ public enum VersionConverter {
             case .v2_1: break
             }
             let traits = property.traits
+            if traits.role == .label { hasLabel = true } else if traits.role == .sortString { hasSortString = true }
             let lacking = target == .v4_0 ? traits.isOnlyIn3 : traits.isOnlyIn4
             if lacking && !(target == .v4_0 && (traits.role == .label || traits.role == .sortString)) {
                 notes.append(note(for: property, card: card, target: target))
@@ -96,8 +101,8 @@ public enum VersionConverter {
             lines.append(.property(property))
         }
         if target == .v4_0 {
-            mergeLabels(&lines, notes: &notes, card: card)
-            mergeSortString(&lines, notes: &notes, card: card)
+            if hasLabel { mergeLabels(&lines, notes: &notes, card: card) }
+            if hasSortString { mergeSortString(&lines, notes: &notes, card: card) }
         }
         return (lines, notes)
     }
