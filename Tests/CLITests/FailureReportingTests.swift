@@ -146,12 +146,13 @@ import TestSupport
     }
 
     @Test func manyCardsConvertedToTheirOwnVersionAreWrittenBackByteForByte() throws {
-        // Large enough that each batch's parts are written from where they are, not buffered.
+        // Large enough that each batch's parts are written from where they are, not buffered,
+        // and that the file's write-back to disk is started along the way (every 8 MB; 9.6 MB).
         let root = try TestPaths.makeTemporaryDirectory("cli-large-output")
         defer { try? FileManager.default.removeItem(at: root) }
         let input = root.appendingPathComponent("in.vcf")
         let output = root.appendingPathComponent("out.vcf")
-        let text = Self.foldedCards(1200)
+        let text = Self.foldedCards(4000)
         try Data(text.utf8).write(to: input)
         let result = try CLIRunner.run(["convert", input.path, "--to", "vcard3", "-o", output.path])
         #expect(result.status == 0, "\(result.standardError)")
