@@ -201,6 +201,25 @@ row() {
   log "ROW $1 $2 $3 N=$4 s=$6 cpu=$7 rss=${rss}MiB load1=${12} ${13}"
 }
 
+# timed_runs PREFIX COUNT CMD...: runs CMD COUNT times (outputs to PREFIX.N.*, removing OUT_FILE
+# first when it is set), collecting walls/cpus/rsss; status is "ok" or why a run failed. Then
+# summarize_runs sets wmed wmin wmax cmed rmax.
+timed_runs() {
+  local prefix=$1 count=$2 r; shift 2
+  walls=(); cpus=(); rsss=(); status=ok
+  for ((r = 1; r <= count; r++)); do
+    [ -n "${OUT_FILE:-}" ] && rm -f "$OUT_FILE"
+    run_timed "$prefix.$r" "$@"
+    if [ "$T_RC" != 0 ]; then status="FAILED rc=$T_RC in run $r: $(tail -c 300 "$prefix.$r.stderr" | tr '\t\n' '  ')"; break; fi
+    walls+=("$T_WALL"); cpus+=("$T_CPU"); rsss+=("$T_RSS_KB")
+  done
+}
+summarize_runs() {
+  read -r wmed wmin wmax <<<"$(stats "${walls[@]}")"
+  read -r cmed _ _ <<<"$(stats "${cpus[@]}")"
+  rmax=$(printf '%s\n' "${rsss[@]}" | sort -n | tail -1)
+}
+
 # ------------------------------------------------------------------ 4. inputs
 declare -a INPUT_N=() INPUT_NAME=()
 add_input() {  # N NAME
@@ -300,17 +319,10 @@ PY
   if [ "$T_RC" != 0 ]; then
     status="FAILED rc=$T_RC: $(tail -c 300 "$o.cs.warm.stderr" | tr '\t\n' '  ')"
   else
-    for ((r = 1; r <= RUNS; r++)); do
-      rm -f "$o.cs.vcf"
-      run_timed "$o.cs.$r" "$CARDSYNC" convert "$f" --to vcard4 -o "$o.cs.vcf"
-      if [ "$T_RC" != 0 ]; then status="FAILED rc=$T_RC in run $r: $(tail -c 300 "$o.cs.$r.stderr" | tr '\t\n' '  ')"; break; fi
-      walls+=("$T_WALL"); cpus+=("$T_CPU"); rsss+=("$T_RSS_KB")
-    done
+    OUT_FILE="$o.cs.vcf" timed_runs "$o.cs" "$RUNS" "$CARDSYNC" convert "$f" --to vcard4 -o "$o.cs.vcf"
   fi
   if [ "$status" = ok ]; then
-    read -r wmed wmin wmax <<<"$(stats "${walls[@]}")"
-    read -r cmed _ _ <<<"$(stats "${cpus[@]}")"
-    rmax=$(printf '%s\n' "${rsss[@]}" | sort -n | tail -1)
+    summarize_runs
     outb=$(stat -c %s "$o.cs.vcf" 2>/dev/null || echo 0)
     outc=$(grep -c '^BEGIN:VCARD' "$o.cs.vcf" 2>/dev/null || true)
     outv4=$(grep -ci '^VERSION:4\.0' "$o.cs.vcf" 2>/dev/null || true)
@@ -368,16 +380,9 @@ PY
     sruns=$(( RUNS < 3 ? RUNS : 3 ))
     ld="$(load1)"
     log "sabre-deb whole process N=$n: $sruns runs of sabre_bench.php once INPUT OUT same"
-    walls=(); cpus=(); rsss=(); status=ok
-    for ((r = 1; r <= sruns; r++)); do
-      run_timed "$o.sabre-once.$r" env SABRE=deb php -d memory_limit=-1 "$B/peers/sabre/sabre_bench.php" once "$f" "$o.sabre-once.vcf" same
-      if [ "$T_RC" != 0 ]; then status="FAILED rc=$T_RC in run $r: $(tail -c 300 "$o.sabre-once.$r.stderr" | tr '\t\n' '  ')"; break; fi
-      walls+=("$T_WALL"); cpus+=("$T_CPU"); rsss+=("$T_RSS_KB")
-    done
+    OUT_FILE= timed_runs "$o.sabre-once" "$sruns" env SABRE=deb php -d memory_limit=-1 "$B/peers/sabre/sabre_bench.php" once "$f" "$o.sabre-once.vcf" same
     if [ "$status" = ok ]; then
-      read -r wmed wmin wmax <<<"$(stats "${walls[@]}")"
-      read -r cmed _ _ <<<"$(stats "${cpus[@]}")"
-      rmax=$(printf '%s\n' "${rsss[@]}" | sort -n | tail -1)
+      summarize_runs
       row "$wl" sabre-deb "once same (whole process)" "$n" "$bytes" "$wmed" "$cmed" "$wmin" "$wmax" "$rmax" "$sruns" "$ld" \
         "php sabre_bench.php once INPUT OUT same: read, parse, serialize in its own version, whole process; median wall of $sruns"
     else
@@ -420,32 +425,34 @@ for wl in order:
         wl, n, nbytes, f(num(p)), f(num(w)), f(es), f(cs), ratio, f(es / 10 if es else None),
         (c or {}).get("MB/s", "NA"), (c or {}).get("peak_RSS_MiB", "NA"),
         (p or {}).get("load1", "NA"), (c or {}).get("load1", "NA")))
+def table(title, header, align, rows_out):
+    """A titled Markdown table after a blank line, when it has rows."""
+    if not rows_out:
+        return
+    print()
+    print(title)
+    print()
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join(align) + "|")
+    for cells in rows_out:
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+def cardsync_of(r):
+    return get(r["workload"], "cardsync", "convert --to vcard4 (whole process)")
+def times(a, b):
+    return "%.2f×" % (a / b) if a and b else "NA"
 others = [r for r in rows if r["impl"] not in ("ez-vcard", "cardsync") and r["task"] == "parse+write-same"]
-if others:
-    print()
-    print("Other peers (in-process, 2000-card warm-up; they cannot convert to 4.0, so parse + write each card in its own version):")
-    print()
-    print("| peer | workload | N | parse+write-same s | ratio (peer/cardsync convert) | load1 |")
-    print("|---|---|--:|--:|--:|--:|")
-    for r in others:
-        c = get(r["workload"], "cardsync", "convert --to vcard4 (whole process)")
-        ps, cs = num(r), num(c)
-        print("| %s | %s | %s | %s | %s | %s |" % (r["impl"], r["workload"], r["N"], f(ps),
-              "%.2f×" % (ps / cs) if ps and cs else "NA", r["load1"]))
+table("Other peers (in-process, 2000-card warm-up; they cannot convert to 4.0, so parse + write each card in its own version):",
+      ["peer", "workload", "N", "parse+write-same s", "ratio (peer/cardsync convert)", "load1"], ["---", "---", "--:", "--:", "--:", "--:"],
+      [[r["impl"], r["workload"], r["N"], f(num(r)), times(num(r), num(cardsync_of(r))), r["load1"]] for r in others])
 whole = [r for r in rows if r["impl"] == "sabre-deb" and r["task"] == "once same (whole process)"]
-if whole:
-    print()
-    print("Whole processes on the largest input (issue 14: cardsync's whole process at least 20 times faster than "
-          "sabre/vobject 2.1.7's, the fastest whole-process peer):")
-    print()
-    print("| workload | N | sabre/vobject whole process s | cardsync convert s (whole process) | ratio (sabre/cardsync) | target ≤ s (sabre/20) | sabre peak RSS MiB | cardsync peak RSS MiB | load1 (sabre / cardsync) |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for r in whole:
-        c = get(r["workload"], "cardsync", "convert --to vcard4 (whole process)")
-        ps, cs = num(r), num(c)
-        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |" % (r["workload"], r["N"], f(ps), f(cs),
-              "%.2f×" % (ps / cs) if ps and cs else "NA", f(ps / 20 if ps else None), r["peak_RSS_MiB"],
-              (c or {}).get("peak_RSS_MiB", "NA"), r["load1"], (c or {}).get("load1", "NA")))
+table("Whole processes on the largest input (issue 14: cardsync's whole process at least 20 times faster than "
+      "sabre/vobject 2.1.7's, the fastest whole-process peer):",
+      ["workload", "N", "sabre/vobject whole process s", "cardsync convert s (whole process)", "ratio (sabre/cardsync)",
+       "target ≤ s (sabre/20)", "sabre peak RSS MiB", "cardsync peak RSS MiB", "load1 (sabre / cardsync)"],
+      ["---"] + ["--:"] * 8,
+      [[r["workload"], r["N"], f(num(r)), f(num(cardsync_of(r))), times(num(r), num(cardsync_of(r))),
+        f(num(r) / 20 if num(r) else None), r["peak_RSS_MiB"], (cardsync_of(r) or {}).get("peak_RSS_MiB", "NA"),
+        "%s / %s" % (r["load1"], (cardsync_of(r) or {}).get("load1", "NA"))] for r in whole])
 print()
 print("Date: %s (UTC). Machine: %s. %s. load1 before the run: %s. Medians of %s runs; "
       "ez-vcard times are its driver's in-process figures after a whole-file warm-up (JVM start-up excluded); "
