@@ -47,6 +47,7 @@ enum CardInput {
         // cards of the next. Two at a time: the cores start on the next batch while the last
         // parts of the older one finish, instead of waiting at every batch's end.
         var inFlight: [BatchInFlight] = []
+        let threads = BatchThreads(count: batchesInFlight)
         func emit(_ parts: [PartResult]) throws(CommandFailure) {
             for result in parts {
                 summary.cards += result.cards
@@ -59,7 +60,7 @@ enum CardInput {
             guard !frames.isEmpty else { return }
             // The oldest batch's output is written while the batch started here is parsed.
             let oldest = inFlight.count >= batchesInFlight ? inFlight.removeFirst().results() : nil
-            inFlight.append(BatchInFlight(frames, render: render))
+            inFlight.append(BatchInFlight(frames, render: render, on: threads))
             frames = []
             frames.reserveCapacity(batchSize)
             if let oldest { try emit(oldest) }
@@ -147,32 +148,87 @@ enum CardInput {
     /// A batch of cards parsed and rendered on a background thread (itself spreading the work
     /// over every core) while the caller finds the cards of the next batch; ``results()`` waits
     /// for it.
-    ///
-    /// The background thread is a thread of its own, not a block on Dispatch's global queue: the
-    /// caller runs on a thread of that pool too (the command is an async task), and on Linux the
-    /// pool, which holds as many threads as there are cores, counts a thread blocked in
-    /// ``results()`` as busy. With the batch on the pool's other thread, `concurrentPerform`
-    /// found no free thread and parsed every part one after the other on one core (`perf`: 94%
-    /// of the parsing samples on one thread while the reader waited).
     private final class BatchInFlight: @unchecked Sendable {
         // `parts` is written once on the background thread before `done` is signalled, and read
         // only after waiting for `done`: the semaphore orders the two accesses.
         private var parts: [PartResult] = []
         private let done = DispatchSemaphore(value: 0)
 
-        init(_ frames: [VCardFrame], render: @escaping @Sendable (VCard, inout [UInt8]) -> [Diagnostic]) {
-            let thread = Thread { [self] in
+        init(_ frames: [VCardFrame], render: @escaping @Sendable (VCard, inout [UInt8]) -> [Diagnostic], on threads: BatchThreads) {
+            threads.run { [self] in
                 parts = CardInput.parseInParallel(frames, render: render)
                 done.signal()
             }
-            thread.stackSize = 8 << 20
-            thread.start()
         }
 
         /// The parts of the batch, in input order, once they are ready.
         func results() -> [PartResult] {
             done.wait()
             return parts
+        }
+    }
+
+    /// The background threads of the batches in flight, one a batch, started once for an input
+    /// and taken in turn: batch `n` goes to thread `n % count`, whose batch before it (`n - count`)
+    /// was waited for before batch `n` was made. (A thread of its own per batch was 195 threads
+    /// for 100,000 cards.)
+    ///
+    /// They are threads of their own, not blocks on Dispatch's global queue: the caller runs on a
+    /// thread of that pool too (the command is an async task), and on Linux the pool, which holds
+    /// as many threads as there are cores, counts a thread blocked in ``BatchInFlight/results()``
+    /// as busy. With a batch on the pool's other thread, `concurrentPerform` found no free thread
+    /// and parsed every part one after the other on one core (`perf`: 94% of the parsing samples
+    /// on one thread while the reader waited).
+    private final class BatchThreads: @unchecked Sendable {
+        /// One thread and the job it is given; it ends once stopped (after a job given before).
+        private final class Worker: @unchecked Sendable {
+            private let lock = NSLock()
+            private let wake = DispatchSemaphore(value: 0)
+            private var job: (@Sendable () -> Void)?
+            private var stopping = false
+
+            init() {
+                let thread = Thread { [self] in
+                    while true {
+                        wake.wait()
+                        let (next, stop) = lock.withLock {
+                            defer { job = nil }
+                            return (job, stopping)
+                        }
+                        next?()
+                        if stop { return }
+                    }
+                }
+                thread.stackSize = 8 << 20
+                thread.start()
+            }
+
+            func run(_ job: @escaping @Sendable () -> Void) {
+                lock.withLock { self.job = job }
+                wake.signal()
+            }
+
+            func stop() {
+                lock.withLock { stopping = true }
+                wake.signal()
+            }
+        }
+
+        private let workers: [Worker]
+        private var turn = 0
+
+        init(count: Int) {
+            workers = (0..<max(1, count)).map { _ in Worker() }
+        }
+
+        /// Runs `job` on the next thread in turn.
+        func run(_ job: @escaping @Sendable () -> Void) {
+            workers[turn].run(job)
+            turn = (turn + 1) % workers.count
+        }
+
+        deinit {
+            for worker in workers { worker.stop() }
         }
     }
 
