@@ -121,6 +121,22 @@ struct ImportExportTests {
         #expect(try book.read("a2.vcf").contains("UID:a2"))
     }
 
+    /// The groups touching some contacts are the book's groups that hold one of them, whether
+    /// few contacts are named (looked up one by one) or many (the groups gone through).
+    @Test(arguments: [["b"], ["a2"], ["c1"], ["a1", "c2"], ["b", "d", "e", "f"], ["a1", "a2", "b", "c1", "c2", "d", "e", "f", "gone"]])
+    func duplicateGroupsTouchingContactsAreTheGroupsHoldingThem(touched: [String]) async throws {
+        let book = try makeBook()
+        try book.write(cardText(uid: "a1", name: "Same Person", email: "s@example.com"), to: "a1.vcf")
+        try book.write(cardText(uid: "a2", name: "Same Person", email: "s@example.com", version: "3.0"), to: "a2.vcf")
+        try book.write(cardText(uid: "c1", name: "Twin"), to: "c1.vcf")
+        try book.write(cardText(uid: "c2", name: "Twin"), to: "c2.vcf")
+        for uid in ["b", "d", "e", "f"] { try book.write(cardText(uid: uid, name: "Person \(uid)"), to: "\(uid).vcf") }
+        try await AddressBook.withOpen(at: book) { book in
+            let expected = await book.duplicateGroups().filter { $0.contains { touched.contains($0.uid) } }
+            #expect(await book.duplicateGroups(touching: Set(touched)).map { $0.map(\.uid) } == expected.map { $0.map(\.uid) })
+        }
+    }
+
     @Test func exportWritesEveryFormat() async throws {
         let book = try makeBook()
         let original = cardText(uid: "a", name: "A Person", email: "a@example.com")

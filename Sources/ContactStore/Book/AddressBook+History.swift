@@ -118,8 +118,14 @@ extension AddressBook {
     /// The groups of ``duplicateGroups()`` that hold at least one of `uids`: looked up from those
     /// contacts, not from every group of the book.
     public func duplicateGroups(touching uids: Set<String>) -> [[ContactRecord]] {
-        // The contents looked up on every core when there are many (a first push touches every contact).
         let index = index
+        if uids.count >= index.liveCount / 4 {
+            // A quarter of the book or more (a first push or pull touches all of it): one pass
+            // over the groups of equal content, instead of two look-ups per contact touched.
+            return Self.sortedGroups(index.uidsByHash.values.filter { $0.count > 1 && $0.contains(where: uids.contains) }
+                .map { $0.compactMap { index.live($0) } })
+        }
+        // The contents looked up on every core when there are many.
         let hashes = Set(Parallel.map(Array(uids), minimumPerWorker: 4096) { index.live($0)?.hash }.compactMap { $0 })
         return Self.sortedGroups(hashes.compactMap { index.uidsByHash[$0] }.filter { $0.count > 1 }.map { $0.compactMap { index.live($0) } })
     }
