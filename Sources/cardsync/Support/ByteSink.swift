@@ -83,7 +83,7 @@ final class ByteSink {
         if written != direct { throw writeFailure() }
         handedOff += direct
         buffer.append(contentsOf: bytes[direct...])
-        startWriteBack()
+        try startWriteBack()
     }
 
     /// For a file target, once 8 MB more were written: starts writing what was handed to the
@@ -92,9 +92,10 @@ final class ByteSink {
     /// `fsync` of ``commit()`` waits only for the last part instead of the whole file (for
     /// 100,000 cards, 150 MB: about 50 ms at the end of a 0.65 s run). Where the call is not
     /// available, the `fsync` does it all, as before.
-    private func startWriteBack() {
+    private func startWriteBack() throws(CommandFailure) {
         guard temporaryPath != nil, let syncFileRange = Self.syncFileRange, handedOff - writeBackStart >= 8 << 20 else { return }
-        guard fflush(handle) == 0 else { return }  // a failing flush is reported by the next write or commit()
+        // What stdio still holds goes to the system first; a write it refuses fails here, at once.
+        guard fflush(handle) == 0 else { throw writeFailure() }
         _ = syncFileRange(fileno(handle), Int64(writeBackStart), Int64(handedOff - writeBackStart), 2 /* SYNC_FILE_RANGE_WRITE */)
         writeBackStart = handedOff
     }
@@ -133,7 +134,7 @@ final class ByteSink {
         buffer.removeFirst(count)
         if written != count { throw writeFailure() }
         handedOff += count
-        startWriteBack()
+        try startWriteBack()
     }
 
     /// The failure of a write that just failed, naming the target and the system's reason.
