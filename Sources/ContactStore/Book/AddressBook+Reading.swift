@@ -18,11 +18,8 @@ extension AddressBook {
     static func readContacts(directory: String, file: String, records: [ContactRecord],
                              selecting names: Set<String>? = nil) -> [StoredContact] {
         guard let (bytes, _) = try? POSIX.readFile(directory + "/" + file) else { return [] }
-        if let names, records.count == 1, !records[0].isGeneratedUID,
-           let card = PlainCardReader.read(bytes[...], sourceName: file, selecting: names.union(["UID"])),
-           card.normalizedUID == records[0].uid {
-            let contact = StoredContact(record: records[0], card: card, bytes: bytes)
-            assert(readsAsWhole(contact, directory: directory, names: names), "\(file): the selected read differs from the whole read")
+        if let names, records.count == 1,
+           let contact = plainContact(bytes, record: records[0], wanted: names.union(["UID"]), directory: directory, names: names) {
             return [contact]
         }
         guard let result = try? VCardReader.read(bytes, sourceName: file) else { return [] }
@@ -44,9 +41,20 @@ extension AddressBook {
         return contacts
     }
 
+    /// The contact of `record` from its file's `bytes` when they are one plain card with the
+    /// record's own UID, read for `wanted` (`names` and `UID`) only; `nil` otherwise.
+    static func plainContact(_ bytes: [UInt8], record: ContactRecord, wanted: Set<String>, directory: String,
+                             names: Set<String>) -> StoredContact? {
+        guard !record.isGeneratedUID, let card = PlainCardReader.read(bytes[...], sourceName: record.file, selecting: wanted),
+              card.normalizedUID == record.uid else { return nil }
+        let contact = StoredContact(record: record, card: card, bytes: bytes)
+        assert(readsAsWhole(contact, directory: directory, names: names), "\(record.file): the selected read differs from the whole read")
+        return contact
+    }
+
     /// Whether `contact`, read for `names` only, has the bytes of the whole read and the same
     /// properties of those names (a debug check of the selected read).
-    static func readsAsWhole(_ contact: StoredContact, directory: String, names: Set<String>) -> Bool {
+    private static func readsAsWhole(_ contact: StoredContact, directory: String, names: Set<String>) -> Bool {
         let whole = readContacts(directory: directory, file: contact.file, records: [contact.record])
         guard whole.count == 1, whole[0].bytes == contact.bytes else { return false }
         let wanted = names.union(["UID", "VERSION"])

@@ -213,12 +213,8 @@ extension AddressBook {
         let directory = self.directory
         let wanted = names.union(["UID"])
         let read = Parallel.map(records, minimumPerWorker: 16) { record -> StoredContact? in
-            guard !record.isGeneratedUID, let (bytes, _) = try? POSIX.readFile(directory + "/" + record.file),
-                  let card = PlainCardReader.read(bytes[...], sourceName: record.file, selecting: wanted),
-                  card.normalizedUID == record.uid else { return nil }
-            let contact = StoredContact(record: record, card: card, bytes: bytes)
-            assert(Self.readsAsWhole(contact, directory: directory, names: names), "\(record.file): the selected read differs from the whole read")
-            return contact
+            guard !record.isGeneratedUID, let (bytes, _) = try? POSIX.readFile(directory + "/" + record.file) else { return nil }
+            return Self.plainContact(bytes, record: record, wanted: wanted, directory: directory, names: names)
         }
         var contacts = read.compactMap { $0 }
         let others = zip(records, read).filter { $0.1 == nil }.map(\.0.uid)
