@@ -214,4 +214,32 @@ import VCardKit
         plain["a"] = nil
         #expect(plain.isEmpty && plain.changedEntries.isEmpty)
     }
+
+    @Test func theSnapshotChecksumDoesNotDependOnHowTheBytesArriveAndSeesEveryByte() {
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 7, 8, 31, 32, 33, 64, 95, 1000, 4099] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let whole = SnapshotChecksum.of(bytes)
+            // Split at random places: the same value.
+            var pieces = SnapshotChecksum()
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + Int.random(in: 1...40, using: &generator))
+                pieces.update(bytes[start..<end])
+                start = end
+            }
+            #expect(pieces.value == whole, "length \(length)")
+            // Any byte changed, a zero byte added, or two of the lanes' words swapped: another value.
+            if length > 0 {
+                var changed = bytes
+                changed[Int.random(in: 0..<length, using: &generator)] ^= 0x01
+                #expect(SnapshotChecksum.of(changed) != whole, "length \(length)")
+            }
+            #expect(SnapshotChecksum.of(bytes + [0]) != whole, "length \(length)")
+            if length >= 32 {
+                let swapped = Array(bytes[8..<16] + bytes[0..<8] + bytes[16...])
+                #expect(bytes[0..<8] == bytes[8..<16] || SnapshotChecksum.of(swapped) != whole, "length \(length)")
+            }
+        }
+    }
 }

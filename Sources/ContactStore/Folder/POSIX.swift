@@ -105,16 +105,24 @@ enum POSIX {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { return nil }
-            if got == 0 { break }
-            done += got
+        // Read straight into the array, neither zeroed first nor copied after (the summary of a
+        // large book's snapshot is most of a megabyte, read by every run).
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(count, 0)) { buffer, done in
+            done = 0
+            // `count`, not `buffer.count`: the storage may be larger than asked for.
+            while done < count {
+                let got = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+                if got < 0 && errno == EINTR { continue }
+                guard got >= 0 else {
+                    failed = true
+                    return
+                }
+                if got == 0 { break }
+                done += got
+            }
         }
-        return Array(bytes[0..<done])
+        return failed ? nil : bytes
     }
 
     static func stamp(of info: stat) -> FileStamp {

@@ -17,7 +17,7 @@ import VCardKit
 /// the index is rebuilt from the journal. The format is private to cardsync and may change
 /// between versions: it is derived data.
 enum IndexSnapshot {
-    private static let magic = Array("CSIDX007".utf8)
+    private static let magic = Array("CSIDX008".utf8)
 
     /// The snapshot's bytes.
     static func encode(_ index: BookIndex) -> [UInt8] {
@@ -266,7 +266,7 @@ enum IndexSnapshot {
         return summary
     }
 
-    private static let deltaMagic = Array("CSDLT002".utf8)
+    private static let deltaMagic = Array("CSDLT003".utf8)
 
     /// The bytes of `delta` (``IndexDelta``): a magic, the base's summary checksum, the
     /// length of the rest, the summary fields (with the changed files only), the removed files,
@@ -378,10 +378,15 @@ enum IndexSnapshot {
     }
 }
 
-/// A fast 64-bit checksum of the snapshot's sections (eight bytes a step; it guards against
-/// torn and damaged files, not against anyone forging one).
+/// A fast 64-bit checksum of the snapshot's sections: four independent lanes of eight bytes each
+/// take 32 bytes a step, so the multiplications of one lane do not wait for another's (about
+/// four times the speed of one lane, which mattered: a book opened for a small change checks
+/// its whole snapshot). It guards against torn and damaged files, not against anyone forging
+/// one. The value does not depend on how the bytes were split between calls to ``update(_:)``.
 struct SnapshotChecksum {
-    private(set) var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private var lanes: (UInt64, UInt64, UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15, 0xBF58_476D_1CE4_E5B9,
+                                                           0x94D0_49BB_1331_11EB, 0xD6E8_FEB8_6659_FD93)
+    /// Bytes of an unfinished 32-byte block (fewer than 32).
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
 
@@ -409,30 +414,47 @@ struct SnapshotChecksum {
     mutating func update(_ raw: UnsafeRawBufferPointer) {
         length &+= UInt64(raw.count)
         var offset = 0
-        var value = state
-        while !pending.isEmpty && pending.count < 8 && offset < raw.count {
-            pending.append(raw[offset])
-            offset += 1
+        if !pending.isEmpty {
+            offset = min(32 - pending.count, raw.count)
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<offset]))
+            guard pending.count == 32 else { return }
+            pending.withUnsafeBytes { consumeBlocks($0) }
+            pending.removeAll(keepingCapacity: true)
         }
-        if pending.count == 8 {
-            var word: UInt64 = 0
-            for (position, byte) in pending.enumerated() { word |= UInt64(byte) << (8 * UInt64(position)) }
-            value = Self.mix(value, word)
-            pending.removeAll()
-        }
-        while offset + 8 <= raw.count {
-            value = Self.mix(value, UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-            offset += 8
-        }
-        state = value
-        if offset < raw.count { pending.append(contentsOf: raw[offset...]) }
+        let whole = (raw.count - offset) / 32 * 32
+        if whole > 0 { consumeBlocks(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + whole)])) }
+        offset += whole
+        if offset < raw.count { pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[offset...])) }
     }
 
-    /// The checksum of everything given so far.
+    /// Takes `blocks`, whose length is a multiple of 32, into the four lanes.
+    private mutating func consumeBlocks(_ blocks: UnsafeRawBufferPointer) {
+        var (a, b, c, d) = lanes
+        var offset = 0
+        while offset < blocks.count {
+            a = Self.mix(a, UInt64(littleEndian: blocks.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            b = Self.mix(b, UInt64(littleEndian: blocks.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+            c = Self.mix(c, UInt64(littleEndian: blocks.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self)))
+            d = Self.mix(d, UInt64(littleEndian: blocks.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self)))
+            offset += 32
+        }
+        lanes = (a, b, c, d)
+    }
+
+    /// The checksum of everything given so far: the lanes in order, then the unfinished
+    /// block's bytes eight at a time (the last word padded with zeros), then the length.
     var value: UInt64 {
-        var last: UInt64 = 0
-        for (position, byte) in pending.enumerated() { last |= UInt64(byte) << (8 * UInt64(position)) }
-        return Self.mix(Self.mix(state, last), length)
+        var value = Self.mix(Self.mix(Self.mix(Self.mix(0, lanes.0), lanes.1), lanes.2), lanes.3)
+        var word: UInt64 = 0
+        for (position, byte) in pending.enumerated() {
+            word |= UInt64(byte) << (8 * UInt64(position % 8))
+            if position % 8 == 7 {
+                value = Self.mix(value, word)
+                word = 0
+            }
+        }
+        if pending.count % 8 != 0 { value = Self.mix(value, word) }
+        return Self.mix(value, length)
     }
 }
 
