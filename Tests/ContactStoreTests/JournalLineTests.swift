@@ -49,6 +49,36 @@ struct JournalLineTests {
         #expect(try JournalLine.decode(Array(line.dropLast()), includingCard: true) == event)
     }
 
+    /// Every member the format has, set at once: the line is JSONText's sorted-key text of the
+    /// same members plus the checksum, which is the CRC-32 of that text; it reads back the same.
+    @Test func everyMemberIsWrittenInSortedPlaceWithTheChecksumOfTheRest() throws {
+        var event = JournalEvent(operation: .update, uid: "u/1 \"é\"", file: "u1.vcf", hash: ContentHash(hexDigits: String(repeating: "0f", count: 32)),
+                                 previousHash: ContentHash(hexDigits: String(repeating: "e1", count: 32)), source: .remote, name: "Zoë",
+                                 card: Array("BEGIN:VCARD\r\nEND:VCARD\r\n".utf8), isGeneratedUID: true, previousFile: "old.vcf",
+                                 restoredSequence: 1_234_567_890_123, duplicateOf: "kept")
+        event.sequence = 9_007_199_254_740_993
+        event.timestamp = 253_402_300_799_999  // 9999-12-31T23:59:59.999Z
+        event.edited = -62_135_596_800_000  // 0001-01-01T00:00:00.000Z
+        event.remote = "http://127.0.0.1:5984/contacts"
+        event.remoteRevision = "3-abc"
+        event.checkpoint = "42-g1AAAA"
+        event.summary = "pulled 1"
+        let line = JournalLine.encode(event)
+        #expect(line.last == 0x0A)
+        let text = Array(line.dropLast())
+        guard case .object(var members) = try JSONValue(parsing: text) else { Issue.record("not an object"); return }
+        let checksum = try #require(members["checksum"]?.stringValue)
+        members["checksum"] = nil
+        let rest = JSONWriter(sortsKeys: true).bytes(for: .object(members))
+        #expect(checksum == String(CRC32.checksum(rest), radix: 16).leftPadded(to: 8))
+        var withChecksum = members
+        withChecksum["checksum"] = .string(checksum)
+        #expect(JSONWriter(sortsKeys: true).bytes(for: .object(withChecksum)) == text)
+        #expect(members["time"]?.stringValue == "9999-12-31T23:59:59.999Z" && members["edited"]?.stringValue == "0001-01-01T00:00:00.000Z")
+        #expect(members["seq"]?.intValue == 9_007_199_254_740_993 && members["restoredSeq"]?.intValue == 1_234_567_890_123)
+        #expect(try JournalLine.decode(text, includingCard: true) == event)
+    }
+
     @Test(arguments: [
         (#"{"checksum":"00000000","op":"add"}"#, "the checksum does not match"),
         (#"{"op":"add","checksum":"00000000"}"#, "the line has no checksum"),
@@ -83,4 +113,8 @@ struct JournalLineTests {
         let changed = Self.pythonLine.replacingOccurrences(of: "\"seq\":7", with: "\"seq\":8")
         #expect(throws: JournalLineError.self) { try JournalLine.decode(Array(changed.utf8), includingCard: false) }
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -1,4 +1,4 @@
-import ContactStore
+@testable import ContactStore
 import Testing
 
 /// One spelling of UTC times for the journal and the remote document: written with
@@ -31,5 +31,14 @@ struct UTCTimestampTests {
         for milliseconds: Int64 in [0, 1, 999, 86_399_999, 951_782_400_000, 4_102_444_799_999] {
             #expect(UTCTimestamp.parse(UTCTimestamp.format(milliseconds: milliseconds).utf8) == milliseconds)
         }
+    }
+
+    @Test func theBytesAppendedAreTheFormattedText() {
+        for milliseconds: Int64 in [0, -1, 1_764_063_000_123, 253_402_300_799_999, 253_402_300_800_000, -62_135_596_800_001, -62_135_596_800_000] {
+            var out: [UInt8] = [0x7B]
+            UTCTimestamp.append(milliseconds: milliseconds, to: &out)
+            #expect(out == [0x7B] + Array(UTCTimestamp.format(milliseconds: milliseconds).utf8), "\(milliseconds)")
+        }
+        #expect(UTCTimestamp.format(milliseconds: 253_402_300_800_000) == "10000-01-01T00:00:00.000Z")
     }
 }

@@ -17,71 +17,136 @@ package struct JournalLineError: Error, Sendable {
 package enum JournalLine {
     /// The line for `event`, with its line feed.
     package static func encode(_ event: JournalEvent) -> [UInt8] {
-        var head: [UInt8] = [0x7B]
-        head.reserveCapacity(256 + (event.card?.count ?? 0) * 11 / 10)
+        // One array, written in key order. The checksum's member sits between the members
+        // before it (card, checkpoint) and the rest, and has a fixed length: its place is kept
+        // and filled in at the end, so the rest is written where it belongs instead of into a
+        // second array copied in after. Hashes, times and numbers are written as digits in
+        // place (no String made for them).
+        var out: [UInt8] = [0x7B]
+        out.reserveCapacity(384 + (event.card?.count ?? 0) * 11 / 10)
         if let card = event.card {
             // Escaped from its bytes when they are UTF-8 (no String is made of them).
             if card.withUnsafeBufferPointer({ $0.isValidUTF8 }) {
-                head.append(contentsOf: #""card":""#.utf8)
-                card.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, to: &head) }
-                head.append(0x22)
+                out.append(contentsOf: #""card":""#.utf8)
+                card.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, to: &out) }
+                out.append(0x22)
             } else {
-                appendMember("cardBase64", string: Base64.encode(card), to: &head)
+                appendMember("cardBase64", string: Base64.encode(card), to: &out)
             }
-            head.append(0x2C)
+            out.append(0x2C)
         }
         if let checkpoint = event.checkpoint {
-            appendMember("checkpoint", string: checkpoint, to: &head)
-            head.append(0x2C)
+            appendMember("checkpoint", string: checkpoint, to: &out)
+            out.append(0x2C)
         }
-        var tail: [UInt8] = []
-        tail.reserveCapacity(320)
-        if let duplicateOf = event.duplicateOf { appendMember("duplicateOf", string: duplicateOf, to: &tail); tail.append(0x2C) }
-        if let edited = event.edited { appendMember("edited", string: UTCTimestamp.format(milliseconds: edited), to: &tail); tail.append(0x2C) }
+        let checksumAt = out.count
+        out.append(contentsOf: checksumMember)
+        let restAt = out.count
+        if let duplicateOf = event.duplicateOf { appendMember("duplicateOf", string: duplicateOf, to: &out); out.append(0x2C) }
+        if let edited = event.edited { appendMember("edited", milliseconds: edited, to: &out); out.append(0x2C) }
         let hasContact = event.operation != .checkpoint
         if hasContact {
-            appendMember("file", string: event.file, to: &tail)
-            if event.isGeneratedUID { tail.append(contentsOf: #","generatedUID":true"#.utf8) }
-            tail.append(0x2C)
+            appendMember("file", string: event.file, to: &out)
+            if event.isGeneratedUID { out.append(contentsOf: #","generatedUID":true"#.utf8) }
+            out.append(0x2C)
         }
-        appendMember("hash", string: event.hash?.hexDigits, to: &tail)
-        if let name = event.name { tail.append(0x2C); appendMember("name", string: name, to: &tail) }
-        tail.append(0x2C)
-        appendMember("op", string: event.operation.rawValue, to: &tail)
-        if let previousFile = event.previousFile { tail.append(0x2C); appendMember("previousFile", string: previousFile, to: &tail) }
-        tail.append(0x2C)
-        appendMember("previousHash", string: event.previousHash?.hexDigits, to: &tail)
-        if let remote = event.remote { tail.append(0x2C); appendMember("remote", string: remote, to: &tail) }
-        if let restored = event.restoredSequence { tail.append(contentsOf: ",\"restoredSeq\":\(restored)".utf8) }
-        if let revision = event.remoteRevision { tail.append(0x2C); appendMember("rev", string: revision, to: &tail) }
-        tail.append(contentsOf: ",\"schemaVersion\":\(event.schemaVersion),\"seq\":\(event.sequence),".utf8)
-        appendMember("source", string: event.source.rawValue, to: &tail)
-        if let summary = event.summary { tail.append(0x2C); appendMember("summary", string: summary, to: &tail) }
-        tail.append(0x2C)
-        appendMember("time", string: event.time, to: &tail)
+        appendMember("hash", hash: event.hash, to: &out)
+        if let name = event.name { out.append(0x2C); appendMember("name", string: name, to: &out) }
+        out.append(0x2C)
+        appendMember("op", string: event.operation.rawValue, to: &out)
+        if let previousFile = event.previousFile { out.append(0x2C); appendMember("previousFile", string: previousFile, to: &out) }
+        out.append(0x2C)
+        appendMember("previousHash", hash: event.previousHash, to: &out)
+        if let remote = event.remote { out.append(0x2C); appendMember("remote", string: remote, to: &out) }
+        if let restored = event.restoredSequence { out.append(contentsOf: #","restoredSeq":"#.utf8); appendDecimal(restored, to: &out) }
+        if let revision = event.remoteRevision { out.append(0x2C); appendMember("rev", string: revision, to: &out) }
+        out.append(contentsOf: #","schemaVersion":"#.utf8)
+        appendDecimal(event.schemaVersion, to: &out)
+        out.append(contentsOf: #","seq":"#.utf8)
+        appendDecimal(event.sequence, to: &out)
+        out.append(0x2C)
+        appendMember("source", string: event.source.rawValue, to: &out)
+        if let summary = event.summary { out.append(0x2C); appendMember("summary", string: summary, to: &out) }
+        out.append(0x2C)
+        appendMember("time", milliseconds: event.timestamp, to: &out)
         if hasContact {
-            tail.append(0x2C)
-            appendMember("uid", string: event.uid, to: &tail)
+            out.append(0x2C)
+            appendMember("uid", string: event.uid, to: &out)
         }
-        tail.append(0x7D)
-        var crc = head.withUnsafeBytes { CRC32.update(0, $0) }
-        crc = tail.withUnsafeBytes { CRC32.update(crc, $0) }
-        head.append(contentsOf: "\"checksum\":\"\(CRC32.hex(crc))\",".utf8)
-        head.append(contentsOf: tail)
-        head.append(0x0A)
-        return head
+        out.append(0x7D)
+        out.withUnsafeMutableBytes { line in
+            var crc = CRC32.update(0, UnsafeRawBufferPointer(rebasing: line[..<checksumAt]))
+            crc = CRC32.update(crc, UnsafeRawBufferPointer(rebasing: line[restAt...]))
+            let digits = checksumAt + checksumDigitsOffset
+            for index in 0..<8 { line[digits + index] = hexDigit(UInt8(truncatingIfNeeded: crc >> UInt32(28 - index * 4))) }
+        }
+        out.append(0x0A)
+        return out
+    }
+
+    /// `"checksum":"…",` with room for its eight digits, which start `checksumDigitsOffset` in.
+    private static let checksumMember = Array(#""checksum":"00000000","#.utf8)
+    private static let checksumDigitsOffset = 12
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        let value = nibble & 0xF
+        return value < 10 ? 0x30 + value : 0x57 + value
     }
 
     private static func appendMember(_ key: String, string value: String?, to out: inout [UInt8]) {
-        out.append(0x22)
-        out.append(contentsOf: key.utf8)
-        out.append(contentsOf: "\":".utf8)
+        appendKey(key, to: &out)
         guard let value else {
             out.append(contentsOf: "null".utf8)
             return
         }
         // JSONText writes strings as Python's json.dumps(..., ensure_ascii=False) does.
         JSONWriter.writeString(value, to: &out)
+    }
+
+    /// A content hash as its 64 lower-case hexadecimal digits, or `null`.
+    private static func appendMember(_ key: String, hash: ContentHash?, to out: inout [UInt8]) {
+        appendKey(key, to: &out)
+        guard let hash else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        out.append(0x22)
+        for word in [hash.words.0, hash.words.1, hash.words.2, hash.words.3] {
+            for shift in stride(from: 60, through: 0, by: -4) { out.append(hexDigit(UInt8(truncatingIfNeeded: word >> UInt64(shift)))) }
+        }
+        out.append(0x22)
+    }
+
+    /// A time as `UTCTimestamp` spells it.
+    private static func appendMember(_ key: String, milliseconds: Int64, to out: inout [UInt8]) {
+        appendKey(key, to: &out)
+        out.append(0x22)
+        UTCTimestamp.append(milliseconds: milliseconds, to: &out)
+        out.append(0x22)
+    }
+
+    private static func appendKey(_ key: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        out.append(contentsOf: key.utf8)
+        out.append(contentsOf: "\":".utf8)
+    }
+
+    /// `value` in decimal digits.
+    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value < 0 { out.append(0x2D) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(truncatingIfNeeded: 0x30 + magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
+        }
     }
 
     /// Reads one line held in an array (without its line feed) and checks its checksum.

@@ -7,38 +7,76 @@ public enum UTCTimestamp {
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since 1970.
     public static func format(milliseconds: Int64) -> String {
+        if let parts = Parts(milliseconds: milliseconds) {
+            // Written in place: the journal formats one timestamp per line.
+            return String(unsafeUninitializedCapacity: 24) { out in
+                parts.write(into: UnsafeMutableRawBufferPointer(out))
+                return 24
+            }
+        }
+        return spelledOut(milliseconds: milliseconds)
+    }
+
+    /// Appends the UTF-8 of ``format(milliseconds:)`` to `out`, without making a String
+    /// for it (a journal line holds one or two).
+    static func append(milliseconds: Int64, to out: inout [UInt8]) {
+        guard let parts = Parts(milliseconds: milliseconds) else {
+            out.append(contentsOf: spelledOut(milliseconds: milliseconds).utf8)
+            return
+        }
+        var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { buffer in
+            parts.write(into: buffer)
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<24]))
+        }
+    }
+
+    /// The fields of a time whose year has four digits.
+    private struct Parts {
+        var year, month, day, secondOfDay, millis: Int
+
+        init?(milliseconds: Int64) {
+            millis = Int(((milliseconds % 1000) + 1000) % 1000)
+            let seconds = (milliseconds - Int64(millis)) / 1000
+            let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+            secondOfDay = Int(seconds - Int64(days) * 86_400)
+            (year, month, day) = UTCTimestamp.civil(fromDays: days)
+            guard (0...9999).contains(year) else { return nil }
+        }
+
+        /// Writes the 24 bytes of the time at the start of `out`.
+        func write(into out: UnsafeMutableRawBufferPointer) {
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = value
+                for k in stride(from: offset + width - 1, through: offset, by: -1) {
+                    out[k] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            out[4] = 0x2D
+            put(month, 2, at: 5)
+            out[7] = 0x2D
+            put(day, 2, at: 8)
+            out[10] = 0x54
+            put(secondOfDay / 3600, 2, at: 11)
+            out[13] = 0x3A
+            put(secondOfDay / 60 % 60, 2, at: 14)
+            out[16] = 0x3A
+            put(secondOfDay % 60, 2, at: 17)
+            out[19] = 0x2E
+            put(millis, 3, at: 20)
+            out[23] = 0x5A
+        }
+    }
+
+    /// The time in the same spelling for a year outside 0…9999 (more or fewer digits, or a sign).
+    private static func spelledOut(milliseconds: Int64) -> String {
         let millis = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(millis)) / 1000
         let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        if (0...9999).contains(year) {
-            // Written in place: the journal formats one timestamp per line.
-            return String(unsafeUninitializedCapacity: 24) { out in
-                func put(_ value: Int, _ width: Int, at offset: Int) {
-                    var rest = value
-                    for k in stride(from: offset + width - 1, through: offset, by: -1) {
-                        out[k] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
-                        rest /= 10
-                    }
-                }
-                put(year, 4, at: 0)
-                out[4] = 0x2D
-                put(month, 2, at: 5)
-                out[7] = 0x2D
-                put(day, 2, at: 8)
-                out[10] = 0x54
-                put(secondOfDay / 3600, 2, at: 11)
-                out[13] = 0x3A
-                put(secondOfDay / 60 % 60, 2, at: 14)
-                out[16] = 0x3A
-                put(secondOfDay % 60, 2, at: 17)
-                out[19] = 0x2E
-                put(millis, 3, at: 20)
-                out[23] = 0x5A
-                return 24
-            }
-        }
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
