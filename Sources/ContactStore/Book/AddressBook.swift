@@ -63,8 +63,12 @@ public actor AddressBook {
     /// The clock that dates the book's journal events (``OpenOptions/clock``).
     public nonisolated let clock: WallClock
     let journal: Journal
-    /// The whole index once it is loaded; `nil` while the book runs on ``summary`` alone.
-    private var loadedIndex: BookIndex?
+    /// The whole index once it is loaded (``isIndexLoaded``); empty while the book runs on
+    /// ``summary`` alone. Not an optional: reading a large struct out of one (`== nil`, `!`)
+    /// copied it, retaining every table, on each of the many accesses a sync makes per contact.
+    private var loadedIndex = BookIndex()
+    /// Whether ``loadedIndex`` holds the whole index.
+    private(set) var isIndexLoaded = false
     /// The snapshot whose body is decoded when the whole index is first needed, with the
     /// checkpoint events appended to the journal since it was saved.
     private var deferredIndex: DeferredIndex?
@@ -90,15 +94,13 @@ public actor AddressBook {
     var index: BookIndex {
         _read {
             loadIndexIfNeeded()
-            yield loadedIndex!
+            yield loadedIndex
         }
         _modify {
             loadIndexIfNeeded()
-            yield &loadedIndex!
+            yield &loadedIndex
         }
     }
-    /// Whether the whole index is loaded (otherwise ``summary`` is current).
-    var isIndexLoaded: Bool { loadedIndex != nil }
     /// The folder's listing made when opening, for the opening scan (one directory walk a run),
     /// with a stat of each contact file when the book was opened to scan.
     var openingListing: FolderListing?
@@ -229,6 +231,7 @@ public actor AddressBook {
                 self.snapshotBase = base
                 if rebuilt && index.lastSequence > 0 { notes.append("the index was rebuilt from the journal (\(index.journalLines) lines)") }
                 self.loadedIndex = index
+                self.isIndexLoaded = true
                 self.indexChanged = rebuilt || behind
                 var position = IndexSummary()
                 position.journalSize = index.journalSize
@@ -268,8 +271,9 @@ public actor AddressBook {
         try await journal.close()
         if indexChanged { try saveIndex() }
         if keepsIndexUntilExit {
-            ExitParking.park(loadedIndex, summary)
-            loadedIndex = nil
+            ExitParking.park(isIndexLoaded ? loadedIndex : nil, summary)
+            loadedIndex = BookIndex()
+            isIndexLoaded = false
             summary = IndexSummary()
             summaryTracksIndex = false
         }
@@ -469,9 +473,10 @@ public actor AddressBook {
     /// Decodes the whole index the first time it is needed (the snapshot was verified when the
     /// book was opened; should its body still not decode, the index is rebuilt from the journal).
     private func loadIndexIfNeeded() {
-        guard loadedIndex == nil else { return }
+        guard !isIndexLoaded else { return }
         if let deferred = deferredIndex, let index = deferred.decode(current: summary) {
             loadedIndex = index
+            isIndexLoaded = true
             summaryTracksIndex = true
             filesChangedBeforeLoading = deferred.deltaFiles
         } else {
@@ -479,6 +484,7 @@ public actor AddressBook {
                 var (index, _) = try Self.loadIndex(journalPath: journalPath, snapshotPath: "", repairHint: repairHint)
                 index.lastScan = summary.lastScan
                 loadedIndex = index
+                isIndexLoaded = true
                 indexChanged = true
                 snapshotBase = nil
             } catch {
@@ -650,7 +656,7 @@ public actor AddressBook {
     // MARK: - Simple queries
 
     /// The number of live contacts.
-    public var contactCount: Int { loadedIndex?.liveCount ?? summary.liveCount }
+    public var contactCount: Int { isIndexLoaded ? loadedIndex.liveCount : summary.liveCount }
 
     /// The record of the contact with `uid` (deleted contacts included).
     public func record(for uid: String) -> ContactRecord? { index.records[uid] }
@@ -661,8 +667,8 @@ public actor AddressBook {
     }
 
     /// The last sequence number in the journal.
-    public var lastSequence: Int { loadedIndex?.lastSequence ?? summary.lastSequence }
+    public var lastSequence: Int { isIndexLoaded ? loadedIndex.lastSequence : summary.lastSequence }
 
     /// Where the journal lines the book has read and written end.
-    var journalEnd: Int64 { loadedIndex?.journalSize ?? summary.journalSize }
+    var journalEnd: Int64 { isIndexLoaded ? loadedIndex.journalSize : summary.journalSize }
 }
