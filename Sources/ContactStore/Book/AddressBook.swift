@@ -550,28 +550,28 @@ public actor AddressBook {
 
     /// Appends events, applies them to the index, and makes them durable.
     @discardableResult
-    func record(_ events: [JournalEvent], synchronize: Bool = true) async throws(ContactStoreError) -> [JournalEvent] {
+    func record(_ events: consuming [JournalEvent], synchronize: Bool = true) async throws(ContactStoreError) -> [JournalEvent] {
         guard !events.isEmpty else { return [] }
         if !isIndexLoaded, events.allSatisfy({ $0.operation == .checkpoint }) {
             // Checkpoints only: the summary and the deferred snapshot's tail take them; the
             // snapshot is not rewritten (the next opening replays these lines).
             let written = try await journal.append(events)
-            for (event, offset) in written {
+            for (event, offset) in zip(written.events, written.offsets) {
                 summary.applyCheckpoint(event)
                 deferredIndex?.tail.append((event, offset))
             }
             summary.journalSize = await journal.size
             summary.journalLines = await journal.lineCount
             if synchronize { try await journal.synchronize() }
-            return written.map(\.event)
+            return written.events
         }
         let written = try await journal.append(events)
-        for (event, offset) in written { index.apply(event, offset: offset) }
+        for position in written.events.indices { index.apply(written.events[position], offset: written.offsets[position]) }
         index.journalSize = await journal.size
         index.journalLines = await journal.lineCount
         indexChanged = true
         if synchronize { try await journal.synchronize() }
-        return written.map(\.event)
+        return written.events
     }
 
     /// The card bytes stored in the journal for `hash`.
