@@ -257,13 +257,16 @@ enum CardInput {
             if start < end {
                 // Room for the part's output, about the size of its input: it is not regrown.
                 part.bytes.reserveCapacity(frames[start..<end].reduce(0) { $0 + $1.text.count } * 9 / 8)
-                for index in start..<end {
-                    let (card, diagnostics) = frames[index].parse()
-                    part.diagnostics.append(contentsOf: diagnostics)
-                    if let card {
-                        part.cards += 1
-                        let notes = render(card, &part.bytes)
-                        if !notes.isEmpty { part.diagnostics.append(contentsOf: notes) }
+                // Through the buffer: each frame is parsed in place, not copied out of the array.
+                frames.withUnsafeBufferPointer { frames in
+                    for index in start..<end {
+                        let (card, diagnostics) = frames[index].parse()
+                        part.diagnostics.append(contentsOf: diagnostics)
+                        if let card {
+                            part.cards += 1
+                            let notes = render(card, &part.bytes)
+                            if !notes.isEmpty { part.diagnostics.append(contentsOf: notes) }
+                        }
                     }
                 }
             }
