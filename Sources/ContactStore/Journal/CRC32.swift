@@ -53,9 +53,14 @@ enum CRC32 {
 
     /// Eight lower-case hexadecimal digits.
     static func hex(_ value: UInt32) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: 0, count: 8)
-        for index in 0..<8 { out[index] = digits[Int((value >> UInt32(28 - index * 4)) & 0xF)] }
-        return String(decoding: out, as: UTF8.self)
+        // Written in place: eight ASCII bytes make a small string, with nothing allocated
+        // (every journal line written or read makes one).
+        String(unsafeUninitializedCapacity: 8) { out in
+            for index in 0..<8 {
+                let nibble = UInt8(truncatingIfNeeded: value >> UInt32(28 - index * 4)) & 0xF
+                out[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+            }
+            return 8
+        }
     }
 }

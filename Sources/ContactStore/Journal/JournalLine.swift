@@ -20,8 +20,8 @@ package enum JournalLine {
         // One array, written in key order. The checksum's member sits between the members
         // before it (card, checkpoint) and the rest, and has a fixed length: its place is kept
         // and filled in at the end, so the rest is written where it belongs instead of into a
-        // second array copied in after. Hashes, times and numbers are written as digits in
-        // place (no String made for them).
+        // second array copied in after. Hashes and times are written as digits in place (no
+        // String made for them; a number's or the checksum's String is small and made in place).
         var out: [UInt8] = [0x7B]
         out.reserveCapacity(384 + (event.card?.count ?? 0) * 11 / 10)
         if let card = event.card {
@@ -58,12 +58,12 @@ package enum JournalLine {
         out.append(0x2C)
         appendMember("previousHash", hash: event.previousHash, to: &out)
         if let remote = event.remote { out.append(0x2C); appendMember("remote", string: remote, to: &out) }
-        if let restored = event.restoredSequence { out.append(contentsOf: #","restoredSeq":"#.utf8); appendDecimal(restored, to: &out) }
+        if let restored = event.restoredSequence { out.append(contentsOf: #","restoredSeq":"#.utf8); out.append(contentsOf: String(restored).utf8) }
         if let revision = event.remoteRevision { out.append(0x2C); appendMember("rev", string: revision, to: &out) }
         out.append(contentsOf: #","schemaVersion":"#.utf8)
-        appendDecimal(event.schemaVersion, to: &out)
+        out.append(contentsOf: String(event.schemaVersion).utf8)
         out.append(contentsOf: #","seq":"#.utf8)
-        appendDecimal(event.sequence, to: &out)
+        out.append(contentsOf: String(event.sequence).utf8)
         out.append(0x2C)
         appendMember("source", string: event.source.rawValue, to: &out)
         if let summary = event.summary { out.append(0x2C); appendMember("summary", string: summary, to: &out) }
@@ -74,12 +74,11 @@ package enum JournalLine {
             appendMember("uid", string: event.uid, to: &out)
         }
         out.append(0x7D)
-        out.withUnsafeMutableBytes { line in
-            var crc = CRC32.update(0, UnsafeRawBufferPointer(rebasing: line[..<checksumAt]))
-            crc = CRC32.update(crc, UnsafeRawBufferPointer(rebasing: line[restAt...]))
-            let digits = checksumAt + checksumDigitsOffset
-            for index in 0..<8 { line[digits + index] = hexDigit(UInt8(truncatingIfNeeded: crc >> UInt32(28 - index * 4))) }
+        let crc = out.withUnsafeBytes { line in
+            CRC32.update(CRC32.update(0, UnsafeRawBufferPointer(rebasing: line[..<checksumAt])), UnsafeRawBufferPointer(rebasing: line[restAt...]))
         }
+        let digits = checksumAt + checksumDigitsOffset
+        out.replaceSubrange(digits..<(digits + 8), with: CRC32.hex(crc).utf8)
         out.append(0x0A)
         return out
     }
@@ -87,11 +86,6 @@ package enum JournalLine {
     /// `"checksum":"…",` with room for its eight digits, which start `checksumDigitsOffset` in.
     private static let checksumMember = Array(#""checksum":"00000000","#.utf8)
     private static let checksumDigitsOffset = 12
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        let value = nibble & 0xF
-        return value < 10 ? 0x30 + value : 0x57 + value
-    }
 
     private static func appendMember(_ key: String, string value: String?, to out: inout [UInt8]) {
         appendKey(key, to: &out)
@@ -111,9 +105,7 @@ package enum JournalLine {
             return
         }
         out.append(0x22)
-        for word in [hash.words.0, hash.words.1, hash.words.2, hash.words.3] {
-            for shift in stride(from: 60, through: 0, by: -4) { out.append(hexDigit(UInt8(truncatingIfNeeded: word >> UInt64(shift)))) }
-        }
+        hash.appendHexDigits(to: &out)
         out.append(0x22)
     }
 
@@ -129,24 +121,6 @@ package enum JournalLine {
         out.append(0x22)
         out.append(contentsOf: key.utf8)
         out.append(contentsOf: "\":".utf8)
-    }
-
-    /// `value` in decimal digits.
-    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 { out.append(0x2D) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(truncatingIfNeeded: 0x30 + magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
-        }
     }
 
     /// Reads one line held in an array (without its line feed) and checks its checksum.

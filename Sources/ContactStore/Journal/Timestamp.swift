@@ -7,21 +7,21 @@ public enum UTCTimestamp {
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since 1970.
     public static func format(milliseconds: Int64) -> String {
-        if let parts = Parts(milliseconds: milliseconds) {
-            // Written in place: the journal formats one timestamp per line.
-            return String(unsafeUninitializedCapacity: 24) { out in
-                parts.write(into: UnsafeMutableRawBufferPointer(out))
-                return 24
-            }
+        let parts = Parts(milliseconds: milliseconds)
+        guard parts.hasFourDigitYear else { return parts.spelledOut }
+        // Written in place: the journal formats one timestamp per line.
+        return String(unsafeUninitializedCapacity: 24) { out in
+            parts.write(into: UnsafeMutableRawBufferPointer(out))
+            return 24
         }
-        return spelledOut(milliseconds: milliseconds)
     }
 
     /// Appends the UTF-8 of ``format(milliseconds:)`` to `out`, without making a String
     /// for it (a journal line holds one or two).
     static func append(milliseconds: Int64, to out: inout [UInt8]) {
-        guard let parts = Parts(milliseconds: milliseconds) else {
-            out.append(contentsOf: spelledOut(milliseconds: milliseconds).utf8)
+        let parts = Parts(milliseconds: milliseconds)
+        guard parts.hasFourDigitYear else {
+            out.append(contentsOf: parts.spelledOut.utf8)
             return
         }
         var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -31,20 +31,22 @@ public enum UTCTimestamp {
         }
     }
 
-    /// The fields of a time whose year has four digits.
+    /// The fields of a time.
     private struct Parts {
         var year, month, day, secondOfDay, millis: Int
 
-        init?(milliseconds: Int64) {
+        init(milliseconds: Int64) {
             millis = Int(((milliseconds % 1000) + 1000) % 1000)
             let seconds = (milliseconds - Int64(millis)) / 1000
             let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
             secondOfDay = Int(seconds - Int64(days) * 86_400)
             (year, month, day) = UTCTimestamp.civil(fromDays: days)
-            guard (0...9999).contains(year) else { return nil }
         }
 
-        /// Writes the 24 bytes of the time at the start of `out`.
+        /// Whether the time is spelled in exactly 24 bytes (``write(into:)``).
+        var hasFourDigitYear: Bool { (0...9999).contains(year) }
+
+        /// Writes the 24 bytes of a time with a four-digit year at the start of `out`.
         func write(into out: UnsafeMutableRawBufferPointer) {
             func put(_ value: Int, _ width: Int, at offset: Int) {
                 var rest = value
@@ -68,21 +70,16 @@ public enum UTCTimestamp {
             put(millis, 3, at: 20)
             out[23] = 0x5A
         }
-    }
 
-    /// The time in the same spelling for a year outside 0…9999 (more or fewer digits, or a sign).
-    private static func spelledOut(milliseconds: Int64) -> String {
-        let millis = Int(((milliseconds % 1000) + 1000) % 1000)
-        let seconds = (milliseconds - Int64(millis)) / 1000
-        let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
-        let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = civil(fromDays: days)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        /// The same spelling for any year, also one outside 0…9999 (more or fewer digits, or a sign).
+        var spelledOut: String {
+            func pad(_ value: Int, _ width: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+                + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
     }
 
     /// Milliseconds since 1970 of an RFC 3339 UTC time, `2026-11-22T05:09:44.123Z` (`T` or `t`;

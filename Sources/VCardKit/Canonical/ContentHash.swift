@@ -53,14 +53,25 @@ public struct ContentHash: Sendable, Hashable, Comparable, Codable, CustomString
 
     /// The digest as 64 lower-case hexadecimal digits, as stored in the journal.
     public var hexDigits: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: 0, count: 64)
-        for (wordIndex, word) in [words.0, words.1, words.2, words.3].enumerated() {
-            for nibble in 0..<16 {
-                out[wordIndex * 16 + nibble] = digits[Int((word >> UInt64(60 - nibble * 4)) & 0xF)]
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        appendHexDigits(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 of ``hexDigits`` to `out`, without making a String (a journal line
+    /// holds two hashes).
+    public func appendHexDigits(to out: inout [UInt8]) {
+        func append(_ word: UInt64) {
+            for shift in stride(from: 60, through: 0, by: -4) {
+                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(shift)) & 0xF
+                out.append(nibble < 10 ? 0x30 + nibble : 0x57 + nibble)
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        append(words.0)
+        append(words.1)
+        append(words.2)
+        append(words.3)
     }
 
     /// The first 12 hexadecimal digits, for messages.
