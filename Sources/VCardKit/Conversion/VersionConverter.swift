@@ -333,8 +333,12 @@ public enum VersionConverter {
 
 /// A line of a converted card: a property, or the bytes of a line that the conversion leaves as
 /// it was read and that are already written as the writer writes them.
+///
+/// A property is held in a box (`indirect`): a line is then the size of a slice, not of a
+/// property (about 150 bytes), and most lines of a converted card are copied ones, each moved
+/// into the card's array of lines and out of it again.
 enum ConvertedLine {
-    case property(VCardProperty)
+    indirect case property(VCardProperty)
     case copied(ArraySlice<UInt8>)
 
     /// The property, unless the line is copied.

@@ -127,9 +127,13 @@ extension DeferredProperties {
             let text = bytes[lines[line.firstLine].start..<lines[end - 1].end]
             if VersionConverter.leavesUnchanged(line.traits, changedFor: line.changedFor, to: target,
                                                 cardHasLabel: hasLabel, cardHasSortString: hasSortString),
-               VCardWriter.isStrictlyFormatted(text) {
+               isStrictlyFormatted(physicalLines: line.firstLine..<end) {
+                assert(VCardWriter.isStrictlyFormatted(text), "the physical lines of \(String(decoding: text, as: UTF8.self)) are not strictly formatted")
                 return .copied(text)
             }
+            assert(!VCardWriter.isStrictlyFormatted(text) || !VersionConverter.leavesUnchanged(
+                line.traits, changedFor: line.changedFor, to: target, cardHasLabel: hasLabel, cardHasSortString: hasSortString),
+                   "the physical lines of \(String(decoding: text, as: UTF8.self)) are strictly formatted")
             if builder == nil { builder = CardParser(buildingLinesOf: deferred.frame) }
             guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else {
                 failed = true
@@ -137,6 +141,22 @@ extension DeferredProperties {
             }
             return .property(property)
         }
+    }
+}
+
+extension DeferredProperties.ConversionLines {
+    /// ``VCardWriter/isStrictlyFormatted(_:)`` of the text of `physicalLines`, from where the
+    /// reader found their ends: each ends in CRLF, holds 1 to 75 octets before it, and each
+    /// after the first starts with a space (a fold). A line per step, not a byte.
+    func isStrictlyFormatted(physicalLines: Range<Int>) -> Bool {
+        for index in physicalLines {
+            let line = lines[index]
+            let length = line.contentEnd - line.start
+            guard length > 0, length <= LineFolding.maximumLineOctets, line.end - line.contentEnd == 2,
+                  bytes[line.contentEnd] == 0x0D, bytes[line.contentEnd + 1] == 0x0A,
+                  index == physicalLines.lowerBound || bytes[line.start] == 0x20 else { return false }
+        }
+        return !physicalLines.isEmpty
     }
 }
 
