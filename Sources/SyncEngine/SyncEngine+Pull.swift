@@ -46,7 +46,7 @@ extension SyncEngine {
             let streamed = StreamedFetch(feed: database.changesFeed(ChangesRequest(since: since ?? .zero, includeDocuments: true,
                                                                                    allRevisions: true, conflicts: true),
                                                                     maximumRowBytes: options.maximumStreamedRowBytes),
-                                         wanted: Set(leftovers), batchSize: options.batchSize)
+                                         wanted: Set(leftovers), batchSize: options.pullBatchSize)
             try await pullBatches(from: streamed, total: candidates.count, done: &done, states: states, records: records,
                                   outcome: &outcome, report: &report)
             let wanted = await streamed.wanted
@@ -74,7 +74,7 @@ extension SyncEngine {
         var outcome = PullOutcome()
         let reader = database.changesFeed(ChangesRequest(since: .zero, includeDocuments: true, allRevisions: true, conflicts: true),
                                           maximumRowBytes: options.maximumStreamedRowBytes)
-        let streamed = WholeFeedFetch(feed: reader, batchSize: options.batchSize)
+        let streamed = WholeFeedFetch(feed: reader, batchSize: options.pullBatchSize)
         var done = 0
         try await pullBatches(from: streamed, total: nil, done: &done, states: [:], records: [:], outcome: &outcome, report: &report)
         let checkpoint = await streamed.checkpoint

@@ -15,8 +15,14 @@ public struct SyncOptions: Sendable {
     /// Remove contacts whose content became identical to another's (the oldest is kept);
     /// without it they are only reported.
     public var dedupe: Bool
-    /// Documents per `_bulk_docs` request.
+    /// Documents per `_bulk_docs` request (and per `_all_docs` request of a pull).
     public var batchSize: Int
+    /// Documents of a streamed `_changes` feed that a pull applies together: written to the
+    /// folder with one file-system sync and to the journal with one `fsync`, durable before the
+    /// next batch is applied (what a crash inside a pull can lose is redone by the next sync).
+    /// ``batchSize`` unless given: `cardsync sync` takes 1,024 when `--batch-size` is not given,
+    /// as many as an import writes together.
+    public var pullBatchSize: Int
     /// `_bulk_docs` requests in flight at once.
     public var concurrentBatches: Int
     /// Rows per `_changes` request.
@@ -27,16 +33,18 @@ public struct SyncOptions: Sendable {
     /// Called as the sync goes (from any task).
     public var progress: (@Sendable (SyncProgress) -> Void)?
 
-    /// Options: `newest` wins, batches of 500, four in flight.
+    /// Options: `newest` wins, batches of 500, four in flight; a pull applies `pullBatchSize`
+    /// documents of a streamed feed together (`batchSize` when not given).
     public init(policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false, dedupe: Bool = false,
-                reset: Bool = false, batchSize: Int = 500, concurrentBatches: Int = 4, changesPageSize: Int = 5000,
-                progress: (@Sendable (SyncProgress) -> Void)? = nil) {
+                reset: Bool = false, batchSize: Int = 500, pullBatchSize: Int? = nil, concurrentBatches: Int = 4,
+                changesPageSize: Int = 5000, progress: (@Sendable (SyncProgress) -> Void)? = nil) {
         self.policy = policy
         self.dryRun = dryRun
         self.force = force
         self.dedupe = dedupe
         self.reset = reset
         self.batchSize = max(1, batchSize)
+        self.pullBatchSize = max(1, pullBatchSize ?? batchSize)
         self.concurrentBatches = max(1, concurrentBatches)
         self.changesPageSize = max(1, changesPageSize)
         self.progress = progress

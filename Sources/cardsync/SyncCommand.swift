@@ -86,8 +86,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Log in once with POST /_session and use its cookie, instead of sending the password with every request.")
     var cookieAuth = false
 
-    @Option(help: "Documents per _bulk_docs request.")
-    var batchSize = 500
+    @Option(help: ArgumentHelp("Documents per _bulk_docs or _all_docs request (default 500), and per batch a pull applies from a streamed changes feed (default 1024).",
+                               valueName: "count"))
+    var batchSize: Int?
 
     @Option(help: "Attempts per request on network errors, timeouts, 5xx and 429 (with backoff and jitter).")
     var attempts = 5
@@ -96,7 +97,7 @@ struct SyncCommand: AsyncParsableCommand {
     var format: OutputFormat = .text
 
     func validate() throws {
-        guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be between 1 and 10000") }
+        guard batchSize.map({ (1...10_000).contains($0) }) ?? true else { throw ValidationError("--batch-size must be between 1 and 10000") }
         guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be between 1 and 20") }
     }
 
@@ -112,7 +113,8 @@ struct SyncCommand: AsyncParsableCommand {
                 choice?.trustedCertificatesFile = caFile
             }
             let progress = ProgressBar(format: format)
-            let options = SyncOptions(policy: conflict.policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
+            let options = SyncOptions(policy: conflict.policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset,
+                                      batchSize: batchSize ?? 500, pullBatchSize: batchSize ?? 1024,
                                       progress: progress.reporter(SyncProgressLine.step))
             let outcome: (SyncReport, RemoteChoice)
             if let choice {

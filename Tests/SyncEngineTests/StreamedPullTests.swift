@@ -4,6 +4,7 @@ import CouchClient
 import Foundation
 import JSONText
 import SyncEngine
+import Synchronization
 import Testing
 import TestSupport
 
@@ -142,6 +143,30 @@ import Glibc
             #expect(!urls.contains { $0.contains("/_all_docs") }, "\(urls)")
             #expect(!(try await sync(b, remote)).hasChanges)
             #expect(!(try await sync(a, remote)).hasChanges)
+        }
+    }
+
+    /// A streamed pull applies `pullBatchSize` documents together (`batchSize`, the size of a
+    /// request, when it is not given): each batch is reported once it is durable.
+    @Test(arguments: Endpoint.all)
+    func aStreamedPullAppliesItsOwnBatchSize(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 7)
+            try await sync(a, remote)
+
+            func pulledBatches(batchSize: Int, pullBatchSize: Int?) async throws -> [Int] {
+                let b = try makeBook("b")
+                let steps = Mutex<[Int]>([])
+                let report = try await sync(b, remote, batchSize: batchSize, pullBatchSize: pullBatchSize, progress: { step in
+                    if step.phase == .pulling { steps.withLock { $0.append(step.done) } }
+                })
+                #expect(report.pulled.count == 7 && report.problems.isEmpty)
+                #expect(try b.contents() == (try a.contents()))
+                return steps.withLock { $0 }
+            }
+            #expect(try await pulledBatches(batchSize: 2, pullBatchSize: 3) == [3, 6, 7])
+            #expect(try await pulledBatches(batchSize: 2, pullBatchSize: nil) == [2, 4, 6, 7])
         }
     }
 

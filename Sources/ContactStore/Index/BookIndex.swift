@@ -107,19 +107,21 @@ struct BookIndex: Sendable {
             }
             return
         }
-        var record = records[event.uid] ?? ContactRecord(uid: event.uid, isGeneratedUID: event.isGeneratedUID, file: event.file,
-                                                          hash: nil, lastHash: nil, name: nil,
-                                                          createdSequence: event.sequence, sequence: event.sequence)
+        // Looked up once: a pull or an import applies an event per contact.
+        let existing = records[event.uid]
+        var record = existing ?? ContactRecord(uid: event.uid, isGeneratedUID: event.isGeneratedUID, file: event.file,
+                                               hash: nil, lastHash: nil, name: nil,
+                                               createdSequence: event.sequence, sequence: event.sequence)
         touched.uids.insert(event.uid)
         touched.files.insert(event.file)
-        if let existing = records[event.uid] {
-            touched.files.insert(existing.file)
+        if let existing {
+            if existing.file != event.file { touched.files.insert(existing.file) }
             if !existing.isDeleted { removeLive(existing) }
         }
         if event.operation == .delete || event.hash == nil {
             record.markDeleted(lastHash: event.previousHash ?? record.hash ?? record.lastHash)
         } else {
-            if record.isDeleted && records[event.uid] != nil && event.operation == .add {
+            if record.isDeleted && existing != nil && event.operation == .add {
                 record.createdSequence = event.sequence
             }
             if let hash = event.hash { record.setCurrent(hash) }

@@ -127,12 +127,12 @@ private func withAdminClient<Value: Sendable>(_ url: URL, _ body: (CouchClient) 
 /// with `clock`.
 @discardableResult
 func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false,
-          dedupe: Bool = false, reset: Bool = false, batchSize: Int = 500, changesPageSize: Int = 5000, maximumStreamedRowBytes: Int? = nil,
-          wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
+          dedupe: Bool = false, reset: Bool = false, batchSize: Int = 500, pullBatchSize: Int? = nil, changesPageSize: Int = 5000,
+          maximumStreamedRowBytes: Int? = nil, wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
           retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10)),
-          clock: WallClock = .system) async throws -> SyncReport {
+          clock: WallClock = .system, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
     var options = SyncOptions(policy: policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
-                              changesPageSize: changesPageSize)
+                              pullBatchSize: pullBatchSize, changesPageSize: changesPageSize, progress: progress)
     if let maximumStreamedRowBytes { options.maximumStreamedRowBytes = maximumStreamedRowBytes }
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
     do {
