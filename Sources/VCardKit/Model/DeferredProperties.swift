@@ -125,15 +125,12 @@ extension DeferredProperties {
             let end = deferred.end(ofLineAt: index)
             index += 1
             let text = bytes[lines[line.firstLine].start..<lines[end - 1].end]
-            if VersionConverter.leavesUnchanged(line.traits, changedFor: line.changedFor, to: target,
-                                                cardHasLabel: hasLabel, cardHasSortString: hasSortString),
-               isStrictlyFormatted(physicalLines: line.firstLine..<end) {
-                assert(VCardWriter.isStrictlyFormatted(text), "the physical lines of \(String(decoding: text, as: UTF8.self)) are not strictly formatted")
-                return .copied(text)
-            }
-            assert(!VCardWriter.isStrictlyFormatted(text) || !VersionConverter.leavesUnchanged(
-                line.traits, changedFor: line.changedFor, to: target, cardHasLabel: hasLabel, cardHasSortString: hasSortString),
-                   "the physical lines of \(String(decoding: text, as: UTF8.self)) are strictly formatted")
+            let unchanged = VersionConverter.leavesUnchanged(line.traits, changedFor: line.changedFor, to: target,
+                                                             cardHasLabel: hasLabel, cardHasSortString: hasSortString)
+            let strict = unchanged && isStrictlyFormatted(physicalLines: line.firstLine..<end)
+            assert(!unchanged || strict == VCardWriter.isStrictlyFormatted(text),
+                   "the physical lines and the bytes of \(String(decoding: text, as: UTF8.self)) disagree on strict formatting")
+            if strict { return .copied(text) }
             if builder == nil { builder = CardParser(buildingLinesOf: deferred.frame) }
             guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else {
                 failed = true
