@@ -220,6 +220,48 @@ import Testing
         }
     }
 
+    /// A card shares the parser's input buffer instead of copying its bytes out; the parser's
+    /// next bytes must go into storage of their own, never over the bytes of a card handed out.
+    @Test(arguments: [1, 5, 64, 1000, 70_000])
+    func cardsAndFramesKeepTheirBytesWhileTheParserReadsOn(chunkSize: Int) throws {
+        let cards = (0..<120).map { n in
+            (n % 9 == 0 ? "\r\n" : "")
+                + "BEGIN:VCARD\r\nVERSION:\(n % 2 == 0 ? "4.0" : "3.0")\r\nUID:card-\(n)\r\nFN:Person \(n)\r\n"
+                + "NOTE:\(String(repeating: "n\(n)-", count: n * 40))\r\nEND:VCARD\r\n"
+        }
+        let bytes = Array(cards.joined().utf8)
+        for options in [VCardReadOptions.lenient, .deferringPlainCards] {
+            var parser = VCardParser(sourceName: "cards.vcf", options: options)
+            var framer = VCardParser(framingOnly: "cards.vcf", options: options)
+            var read: [VCard] = [], frames: [VCardFrame] = []
+            var offset = 0
+            while offset < bytes.count {
+                let chunk = bytes[offset..<min(offset + chunkSize, bytes.count)]
+                parser.feed(chunk)
+                framer.feed(chunk)
+                while let card = parser.nextCard() { read.append(card) }
+                while let frame = framer.nextFrame() { frames.append(frame) }
+                offset += chunkSize
+            }
+            parser.finish()
+            framer.finish()
+            while let card = parser.nextCard() { read.append(card) }
+            while let frame = framer.nextFrame() { frames.append(frame) }
+
+            #expect(read.count == cards.count && frames.count == cards.count, "chunks of \(chunkSize)")
+            for (n, expected) in cards.enumerated() where n < read.count && n < frames.count {
+                let text = Array(expected.utf8).drop { $0 == 0x0D || $0 == 0x0A }
+                #expect(Array(frames[n].text) == Array(text), "frame \(n), chunks of \(chunkSize)")
+                #expect(frames[n].firstLine == 1 + cards[..<n].reduce(0) { $0 + $1.utf8.count { $0 == 0x0A } } + (n % 9 == 0 ? 1 : 0))
+                let parsed = try #require(frames[n].parse().card)
+                for card in [read[n], parsed] {
+                    #expect(card.uid == "card-\(n)" && card.formattedName == "Person \(n)")
+                    #expect(VCardWriter(target: nil).bytes(for: [card]) == Array(expected.utf8), "card \(n), chunks of \(chunkSize)")
+                }
+            }
+        }
+    }
+
     @Test func skipsACardLargerThanTheLimit() throws {
         let big = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Big\r\nNOTE:\(String(repeating: "y", count: 5000))\r\nEND:VCARD\r\n"
         let small = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Small\r\nEND:VCARD\r\n"
