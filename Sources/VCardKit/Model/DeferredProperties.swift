@@ -36,7 +36,11 @@ final class DeferredProperties: Sendable {
     /// card's properties are not built, only that property's line is.
     func first(named name: String) -> VCardProperty? {
         if let built = builtIfAny { return built.first { $0.hasName(name) } }
-        guard let position = logicalLines.firstIndex(where: { $0.traits.upperName.equalsIgnoringASCIICase(name) }) else { return nil }
+        // Through the buffer: each line's name is compared in place, not copied out with its line.
+        let found = logicalLines.withUnsafeBufferPointer { lines in
+            lines.indices.first { lines[$0].traits.upperName.equalsIgnoringASCIICase(name) }
+        }
+        guard let position = found else { return nil }
         if let property = propertyWithoutParameters(atLineAt: position) { return property }
         var builder = CardParser(buildingLinesOf: frame)
         if let property = builder.property(ofLogicalLineAt: logicalLines[position].firstLine, end: end(ofLineAt: position)) {
@@ -110,8 +114,18 @@ extension DeferredProperties {
         init(deferred: DeferredProperties, target: VCardVersion) {
             self.deferred = deferred
             self.target = target
-            hasLabel = deferred.logicalLines.contains { $0.traits.role == .label }
-            hasSortString = deferred.logicalLines.contains { $0.traits.role == .sortString }
+            // One pass, each line's role read in place.
+            (hasLabel, hasSortString) = deferred.logicalLines.withUnsafeBufferPointer { lines in
+                var label = false, sortString = false
+                for index in lines.indices {
+                    switch lines[index].traits.role {
+                    case .label: label = true
+                    case .sortString: sortString = true
+                    default: break
+                    }
+                }
+                return (label, sortString)
+            }
             bytes = deferred.frame.bytes
             lines = deferred.frame.lines
         }
@@ -121,18 +135,21 @@ extension DeferredProperties {
             // skipped here, not built.
             while index < deferred.logicalLines.count && deferred.logicalLines[index].traits.role == .version { index += 1 }
             guard index < deferred.logicalLines.count, !failed else { return nil }
-            let line = deferred.logicalLines[index]
+            // The line's fields are read in place: a copy of the line would copy its name.
+            let (firstLine, unchanged) = deferred.logicalLines.withUnsafeBufferPointer { lines in
+                (lines[index].firstLine,
+                 VersionConverter.leavesUnchanged(lines[index].traits, changedFor: lines[index].changedFor, to: target,
+                                                  cardHasLabel: hasLabel, cardHasSortString: hasSortString))
+            }
             let end = deferred.end(ofLineAt: index)
             index += 1
-            let text = bytes[lines[line.firstLine].start..<lines[end - 1].end]
-            let unchanged = VersionConverter.leavesUnchanged(line.traits, changedFor: line.changedFor, to: target,
-                                                             cardHasLabel: hasLabel, cardHasSortString: hasSortString)
-            let strict = unchanged && isStrictlyFormatted(physicalLines: line.firstLine..<end)
+            let text = bytes[lines[firstLine].start..<lines[end - 1].end]
+            let strict = unchanged && isStrictlyFormatted(physicalLines: firstLine..<end)
             assert(!unchanged || strict == VCardWriter.isStrictlyFormatted(text),
                    "the physical lines and the bytes of \(String(decoding: text, as: UTF8.self)) disagree on strict formatting")
             if strict { return .copied(text) }
             if builder == nil { builder = CardParser(buildingLinesOf: deferred.frame) }
-            guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else {
+            guard let property = builder!.property(ofLogicalLineAt: firstLine, end: end) else {
                 failed = true
                 return nil
             }
@@ -161,7 +178,7 @@ extension DeferredProperties.ConversionLines {
 /// conversion needs to know whether it leaves the line as it is
 /// (``VersionConverter/leavesUnchanged(_:changedFor:to:cardHasLabel:cardHasSortString:)``, asked
 /// only when the card is converted, for the one target it is converted to).
-struct DeferredLine: Sendable {
+struct DeferredLine: Sendable, HasPropertyTraits {
     /// The index of its first physical line in the card's frame.
     var firstLine: Int
     /// The traits of the property's name.

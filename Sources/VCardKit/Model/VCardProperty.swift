@@ -130,3 +130,5 @@ extension VCardProperty: Hashable {
         hasher.combine(rawValue)
     }
 }
+
+extension VCardProperty: HasPropertyTraits {}

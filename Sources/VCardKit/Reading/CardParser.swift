@@ -532,7 +532,7 @@ struct CardParser {
             }
             let next = lines[index + 1]
             let lastByte = bytes[line.contentEnd - 1]
-            var plain: PlainLine?
+            var found: DeferredLine?
             var end = index + 1
             if index + 1 < last && (next.isEmpty || startsWithWhitespace(next) || isBase64Line(next)) || lastByte == 0x3D || lastByte == 0x5C {
                 // Folded, or ending where quoted-printable, a backslash or an unindented base64
@@ -543,32 +543,40 @@ struct CardParser {
                 if nestedCard == nil {
                     let logical = scratch
                     logical.withUnsafeBufferPointer { buffer in
-                        plain = plainLine(in: buffer)
-                        if let plain { checkPlainLine(plain, in: buffer, line: index, into: &propertyChecks) }
+                        found = deferredLine(in: buffer, at: index, readsEmbeddedCard: true, checks: &propertyChecks)
                     }
                 }
             } else {
                 // A line on its own is its logical line: read in place.
                 bytes.withUnsafeBufferPointer { all in
                     let buffer = UnsafeBufferPointer(rebasing: all[line.start..<line.contentEnd])
-                    plain = plainLine(in: buffer)
                     // An AGENT may open a card on the lines that follow: a full parse reads those.
-                    if let found = plain, found.traits.kind == .embeddedCard { plain = nil }
-                    if let plain { checkPlainLine(plain, in: buffer, line: index, into: &propertyChecks) }
+                    found = deferredLine(in: buffer, at: index, readsEmbeddedCard: false, checks: &propertyChecks)
                 }
             }
-            guard let plain else {
+            guard let found = found.take() else {
                 diagnostics.removeSubrange(mark...)
                 return nil
             }
-            logicalLines.append(DeferredLine(firstLine: index, traits: plain.traits, changedFor: plain.changedFor))
+            logicalLines.append(found)
             index = end
         }
         diagnostics += propertyChecks
-        checkCardLevel(logicalLines.lazy.map(\.traits), firstLines: logicalLines.lazy.map(\.firstLine))
+        logicalLines.withUnsafeBufferPointer { checkCardLevel($0, firstLines: logicalLines.lazy.map(\.firstLine)) }
         let frame = VCardFrame(bytes: bytes, lines: lines, blankLinesBefore: blankLinesBefore, sourceName: sourceName, options: options)
         return VCard(deferring: frame, logicalLines: logicalLines, beginEnd: lines[0].end, endLine: lines[last],
                      location: SourceLocation(source: sourceName, line: lines[0].number, column: 1), sourceVersion: version)
+    }
+
+    /// The logical line at `index`, in `buffer`, as a deferred line when it is plain (see
+    /// ``plainLine(in:)``), with its checks appended to `checks`; `nil` when it is not plain, or
+    /// is an `AGENT` whose card may follow on the next lines while `readsEmbeddedCard` is false.
+    /// The plain line is made, checked and taken apart here, so that it is never copied.
+    private mutating func deferredLine(in buffer: UnsafeBufferPointer<UInt8>, at index: Int, readsEmbeddedCard: Bool,
+                                       checks: inout [Diagnostic]) -> DeferredLine? {
+        guard let plain = plainLine(in: buffer), readsEmbeddedCard || plain.traits.kind != .embeddedCard else { return nil }
+        checkPlainLine(plain, in: buffer, line: index, into: &checks)
+        return DeferredLine(firstLine: index, traits: plain.traits, changedFor: plain.changedFor)
     }
 
     /// A parser that builds single logical lines of a card checked by ``checkedWithoutBuilding()``
@@ -1153,14 +1161,16 @@ struct CardParser {
                 checkProperty(properties[index], line: firstLines[index])
             }
         }
-        checkCardLevel(card.properties.lazy.map(\.traits), firstLines: firstLines)
+        card.properties.withUnsafeBufferPointer { checkCardLevel($0, firstLines: firstLines) }
     }
 
     /// The checks of the card as a whole, from the traits of its properties (in order) and the
     /// index of each one's first line.
-    private mutating func checkCardLevel<Properties: RandomAccessCollection, FirstLines: RandomAccessCollection>(
-        _ properties: Properties, firstLines: FirstLines
-    ) where Properties.Element == PropertyTraits, Properties.Index == Int, FirstLines.Element == Int, FirstLines.Index == Int {
+    /// The checks of the card as a whole, on its properties (or the lines that will be its
+    /// properties) in order, read in place: only their names' roles are read, never a copy.
+    private mutating func checkCardLevel<Property: HasPropertyTraits, FirstLines: RandomAccessCollection>(
+        _ properties: UnsafeBufferPointer<Property>, firstLines: FirstLines
+    ) where FirstLines.Element == Int, FirstLines.Index == Int {
         // Counts and second occurrences instead of lists: nothing is allocated for a card
         // without duplicates.
         var versionCount = 0, secondVersion = 0
@@ -1170,8 +1180,7 @@ struct CardParser {
         var singularsSeen: UInt16 = 0
         var singularRepeats = false
         for index in properties.indices {
-            let traits = properties[index]
-            switch traits.role {
+            switch properties[index].traits.role {
             case .version:
                 versionCount += 1
                 if versionCount == 2 { secondVersion = index }
@@ -1179,13 +1188,14 @@ struct CardParser {
                 uidCount += 1
                 if uidCount == 2 { secondUID = index }
             case .formattedName: hasFN = true
-            default:
-                if traits.role == .name { hasN = true }
-                if traits.singularBit & singularsSeen != 0 { singularRepeats = true }
-                singularsSeen |= traits.singularBit
+            case let role:
+                if role == .name { hasN = true }
+                let singularBit = properties[index].traits.singularBit
+                if singularBit & singularsSeen != 0 { singularRepeats = true }
+                singularsSeen |= singularBit
             }
         }
-        if version == .v4_0, properties[properties.startIndex].role != .version, declaredVersion != nil {
+        if version == .v4_0, properties[properties.startIndex].traits.role != .version, declaredVersion != nil {
             warn(.versionNotFirst, "VERSION should come right after BEGIN:VCARD in vCard 4.0", line: 0, offset: 0)
         }
         if versionCount > 1 {
@@ -1200,7 +1210,7 @@ struct CardParser {
             // order of their first appearance.
             var singulars: [(name: String, first: Int, second: Int?)] = []
             for index in properties.indices {
-                let traits = properties[index]
+                let traits = properties[index].traits
                 guard traits.isSingular, traits.role != .version, traits.role != .uid, traits.role != .formattedName else { continue }
                 if let seen = singulars.firstIndex(where: { $0.name == traits.upperName }) {
                     if singulars[seen].second == nil { singulars[seen].second = index }
