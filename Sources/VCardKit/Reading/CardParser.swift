@@ -543,7 +543,7 @@ struct CardParser {
                 if nestedCard == nil {
                     let logical = scratch
                     logical.withUnsafeBufferPointer { buffer in
-                        found = deferredLine(in: buffer, at: index, readsEmbeddedCard: true, checks: &propertyChecks)
+                        found = deferredLine(in: buffer, at: index, mayOpenNestedCard: false, checks: &propertyChecks)
                     }
                 }
             } else {
@@ -551,7 +551,7 @@ struct CardParser {
                 bytes.withUnsafeBufferPointer { all in
                     let buffer = UnsafeBufferPointer(rebasing: all[line.start..<line.contentEnd])
                     // An AGENT may open a card on the lines that follow: a full parse reads those.
-                    found = deferredLine(in: buffer, at: index, readsEmbeddedCard: false, checks: &propertyChecks)
+                    found = deferredLine(in: buffer, at: index, mayOpenNestedCard: true, checks: &propertyChecks)
                 }
             }
             guard let found = found.take() else {
@@ -570,11 +570,12 @@ struct CardParser {
 
     /// The logical line at `index`, in `buffer`, as a deferred line when it is plain (see
     /// ``plainLine(in:)``), with its checks appended to `checks`; `nil` when it is not plain, or
-    /// is an `AGENT` whose card may follow on the next lines while `readsEmbeddedCard` is false.
+    /// when it is an `AGENT` line that may open a card nested on the lines after it
+    /// (`mayOpenNestedCard`: a line read on its own, not assembled), which only a full parse reads.
     /// The plain line is made, checked and taken apart here, so that it is never copied.
-    private mutating func deferredLine(in buffer: UnsafeBufferPointer<UInt8>, at index: Int, readsEmbeddedCard: Bool,
+    private mutating func deferredLine(in buffer: UnsafeBufferPointer<UInt8>, at index: Int, mayOpenNestedCard: Bool,
                                        checks: inout [Diagnostic]) -> DeferredLine? {
-        guard let plain = plainLine(in: buffer), readsEmbeddedCard || plain.traits.kind != .embeddedCard else { return nil }
+        guard let plain = plainLine(in: buffer), !(mayOpenNestedCard && plain.traits.kind == .embeddedCard) else { return nil }
         checkPlainLine(plain, in: buffer, line: index, into: &checks)
         return DeferredLine(firstLine: index, traits: plain.traits, changedFor: plain.changedFor)
     }
