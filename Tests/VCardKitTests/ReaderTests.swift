@@ -220,8 +220,8 @@ import Testing
         }
     }
 
-    /// A card shares the parser's input buffer instead of copying its bytes out; the parser's
-    /// next bytes must go into storage of their own, never over the bytes of a card handed out.
+    /// Whatever the chunks, a card or frame handed out keeps its own bytes and positions while
+    /// the parser reads on and moves its buffer (guards any change to how frames hold their bytes).
     @Test(arguments: [1, 5, 64, 1000, 70_000])
     func cardsAndFramesKeepTheirBytesWhileTheParserReadsOn(chunkSize: Int) throws {
         let cards = (0..<120).map { n in

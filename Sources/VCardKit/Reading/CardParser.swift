@@ -1165,10 +1165,9 @@ struct CardParser {
         card.properties.withUnsafeBufferPointer { checkCardLevel($0, firstLines: firstLines) }
     }
 
-    /// The checks of the card as a whole, from the traits of its properties (in order) and the
-    /// index of each one's first line.
-    /// The checks of the card as a whole, on its properties (or the lines that will be its
-    /// properties) in order, read in place: only their names' roles are read, never a copy.
+    /// The checks of the card as a whole, from the traits of its properties (or of the lines that
+    /// will be its properties), in order, and the index of each one's first line. The properties
+    /// are read in place, through their buffer: a copy of each would retain its strings.
     private mutating func checkCardLevel<Property: HasPropertyTraits, FirstLines: RandomAccessCollection>(
         _ properties: UnsafeBufferPointer<Property>, firstLines: FirstLines
     ) where FirstLines.Element == Int, FirstLines.Index == Int {

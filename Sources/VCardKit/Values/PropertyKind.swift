@@ -26,12 +26,12 @@ public enum PropertyValueKind: Sendable, Hashable {
     }
 }
 
-/// What cardsync knows about a property name, looked up once per property.
 /// Anything that carries a property name's traits: a property, or a line that will be one.
 protocol HasPropertyTraits {
     var traits: PropertyTraits { get }
 }
 
+/// What cardsync knows about a property name, looked up once per property.
 struct PropertyTraits: Sendable, Hashable {
     var kind: PropertyValueKind
     /// Defined by RFC 2426, RFC 6350 or a registered extension.
