@@ -48,7 +48,8 @@ import Testing
     }
 
     /// Every registered name in any case, and names that only look like one, get the traits of
-    /// the full table lookup; a registered name in upper case shares the table's string.
+    /// the full table lookup; a registered name's traits know it by its index, and any other
+    /// name's upper-cased text is read from the name itself.
     @Test func findsRegisteredNamesInAnyCase() {
         let names = ["FN", "fn", "Fn", "N", "n", "TEL", "tel", "EMAIL", "eMail", "VERSION", "version", "ADR", "PHOTO", "photo",
                      "X-ABLABEL", "x-ablabel", "X-PHONETIC-FIRST-NAME", "x-phonetic-first-name", "SORT-STRING", "sort-string",
@@ -59,21 +60,25 @@ import Testing
             let expected = PropertyTraits.of(name)
             #expect(read == name)
             #expect(traits == expected, "\(name)")
-            #expect(traits.upperName == name.asciiUppercased || !traits.isKnown, "\(name)")
+            #expect((traits.registeredName ?? PropertyTraits.upperName(of: name)) == name.asciiUppercased, "\(name)")
+            #expect(traits.registeredName == nil || !traits.isKnown == name.asciiUppercased.hasPrefix("X-"), "\(name)")
         }
         // The packed search finds every registered name of up to 24 bytes, in any case, and nothing else.
         let registered = PropertyAvailability.known.union(["X-EVOLUTION-FILE-AS", "X-PHONETIC-FIRST-NAME", "X-PHONETIC-LAST-NAME", "X-ABLABEL"])
         for name in registered where name.utf8.count <= 24 {
             for spelling in [name, name.lowercased(), name.prefix(1) + name.dropFirst().lowercased()] {
                 let found = Array(spelling.utf8).withUnsafeBufferPointer { PropertyTraits.registeredTraits(of: $0) }
-                #expect(found == PropertyTraits.of(name) && found?.upperName == name, "\(spelling)")
+                #expect(found == PropertyTraits.of(name) && found?.registeredName == name, "\(spelling)")
             }
         }
         for name in ["X-CUSTOM", "TELL", "TE", "FN2", "X-", "NOTES", "X-SOCIALPROFILE", "EMAIL-", "ZZZZZZZZZZZZZZZZZZZZZZZZ"] {
             #expect(Array(name.utf8).withUnsafeBufferPointer { PropertyTraits.registeredTraits(of: $0) } == nil, "\(name)")
             let traits = Array(name.lowercased().utf8).withUnsafeBufferPointer { PropertyTraits.traits(of: $0) }
-            #expect(traits == PropertyTraits.of(name) && traits.upperName == name, "\(name)")
+            #expect(traits == PropertyTraits.of(name) && traits.registeredName == nil, "\(name)")
+            #expect(PropertyTraits.upperName(of: name.lowercased()) == name, "\(name)")
+            #expect(traits.isExtension == (name.hasPrefix("X-") && name.count > 2), "\(name)")
         }
+        #expect(PropertyTraits.of("x-custom").isExtension && !PropertyTraits.of("XCUSTOM").isExtension && !PropertyTraits.of("x-").isExtension)
         #expect(PropertyTraits.of("tel").role == .telephone)
         #expect(PropertyTraits.of("Fn").role == .formattedName)
         #expect(PropertyTraits.of("NOTE").role == .other)

@@ -13,10 +13,10 @@ extension DeferredProperties {
     func canonicalize(excluding exclusions: CanonicalForm.Exclusions, into sink: inout some CanonicalSink) -> Bool {
         var builder: CardParser?
         var unfolded: [UInt8] = []
+        let excluded = ExcludedNames(exclusions)
         for position in logicalLines.indices {
             let line = logicalLines[position]
-            let name = line.traits.upperName
-            if exclusions.names.contains(name) { continue }
+            if excluded.contains(line.traits, orName: upperName(ofLineAt: position)) { continue }
             let end = end(ofLineAt: position)
             if CanonicalForm.readsInPlace(line.traits) {
                 let physical = frame.lines[line.firstLine]
@@ -34,7 +34,7 @@ extension DeferredProperties {
             }
             if builder == nil { builder = CardParser(buildingLinesOf: frame) }
             guard let property = builder!.property(ofLogicalLineAt: line.firstLine, end: end) else { return false }
-            sink.append(property, name: name)
+            sink.append(property, name: property.upperName)
         }
         return true
     }
@@ -42,7 +42,7 @@ extension DeferredProperties {
     /// The logical line on physical lines `lines` unfolded into `output` (each line end and the one
     /// space or tab after it removed), when every line after the first starts with a space or a
     /// tab; `false` otherwise (a line joined for another reason is left to the full parse).
-    private func unfold(_ lines: Range<Int>, into output: inout [UInt8]) -> Bool {
+    func unfold(_ lines: Range<Int>, into output: inout [UInt8]) -> Bool {
         output.removeAll(keepingCapacity: true)
         let bytes = frame.bytes
         for index in lines {
@@ -55,6 +55,27 @@ extension DeferredProperties {
             output.append(contentsOf: bytes[(line.start + 1)..<line.contentEnd])
         }
         return true
+    }
+}
+
+/// The names ``CanonicalForm/Exclusions`` leave out, as a line's traits can be compared with
+/// them: registered names by their index, without a `String`; the others by their text.
+private struct ExcludedNames {
+    private var registered: [UInt8] = []
+    private var unregistered: Set<String> = []
+
+    init(_ exclusions: CanonicalForm.Exclusions) {
+        for name in exclusions.names {
+            let traits = PropertyTraits.of(name)
+            if traits.registeredName != nil { registered.append(traits.nameIndex) } else { unregistered.insert(PropertyTraits.upperName(of: name)) }
+        }
+    }
+
+    /// Whether the line whose name has `traits` is left out; `name` (its upper-cased name) is
+    /// read only when the name is not registered and some excluded name is not either.
+    func contains(_ traits: PropertyTraits, orName name: @autoclosure () -> String) -> Bool {
+        if traits.registeredName != nil { return registered.contains(traits.nameIndex) }
+        return !unregistered.isEmpty && unregistered.contains(name())
     }
 }
 

@@ -82,7 +82,7 @@ public enum CanonicalForm {
             sink.removeAll()
         }
         for property in card.properties {
-            let name = property.traits.upperName
+            let name = property.upperName
             if exclusions.names.contains(name) { continue }
             sink.append(property, name: name)
         }

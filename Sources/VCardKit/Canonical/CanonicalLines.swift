@@ -146,7 +146,7 @@ struct CanonicalLines: CanonicalSink {
     /// first `TYPE` of base64 data) and its base64 without white space. Answers `false`,
     /// appending nothing, for a line with any other parameter, which the caller then builds.
     mutating func appendPlainLine(_ p: UnsafeBufferPointer<UInt8>, traits: PropertyTraits) -> Bool {
-        assert(CanonicalForm.readsInPlace(traits), "a \(traits.upperName) line is built, not read in place")
+        assert(CanonicalForm.readsInPlace(traits), "a \(traits.kind) line is built, not read in place")
         let count = p.count
         let located = CardParser.locateName(p)
         var i = located.end
@@ -215,7 +215,8 @@ struct CanonicalLines: CanonicalSink {
         }
         guard i < count, p[i] == 0x3A else { return false }
         let value = UnsafeBufferPointer(rebasing: p[(i + 1)...])
-        let name = traits.upperName
+        let name = traits.registeredName
+            ?? PropertyTraits.upperName(of: UnsafeBufferPointer(rebasing: p[(located.groupEnd.map { $0 + 1 } ?? 0)..<located.end]))
         if name == "KIND" && value.isName("INDIVIDUAL", 0..<value.count) { return true }
 
         // `internet` is an e-mail address's default; `pref` is `PREF=1` unless a PREF is given.

@@ -46,7 +46,7 @@ public struct JCardWriter: Sendable {
         var properties: [JSONValue] = []
         var sawVersion = false
         for property in card4.properties {
-            if property.traits.upperName == "VERSION" {
+            if property.traits.role == .version {
                 if sawVersion { continue }
                 sawVersion = true
             }
@@ -57,7 +57,7 @@ public struct JCardWriter: Sendable {
     }
 
     static func value(for property: VCardProperty) -> JSONValue {
-        let name = property.traits.upperName
+        let name = property.upperName
         var members = JSONObject()
         if let group = property.group, !group.isEmpty { members.append("group", .string(group)) }
         // A name jCard cannot spell (spaces, slashes in lenient input) travels in a parameter.

@@ -36,9 +36,12 @@ final class DeferredProperties: Sendable {
     /// card's properties are not built, only that property's line is.
     func first(named name: String) -> VCardProperty? {
         if let built = builtIfAny { return built.first { $0.hasName(name) } }
-        // Through the buffer: each line's name is compared in place, not copied out with its line.
+        // A registered name is compared by its index; any other with the names of the lines
+        // that are not registered either.
+        let sought = PropertyTraits.of(name)
         let found = logicalLines.withUnsafeBufferPointer { lines in
-            lines.indices.first { lines[$0].traits.upperName.equalsIgnoringASCIICase(name) }
+            if sought.registeredName != nil { return lines.indices.first { lines[$0].traits.nameIndex == sought.nameIndex } }
+            return lines.indices.first { lines[$0].traits.registeredName == nil && upperName(ofLineAt: $0).equalsIgnoringASCIICase(name) }
         }
         guard let position = found else { return nil }
         if let property = propertyWithoutParameters(atLineAt: position) { return property }
@@ -47,6 +50,27 @@ final class DeferredProperties: Sendable {
             return property
         }
         return properties.first { $0.hasName(name) }
+    }
+
+    /// The name of the logical line at `position`, its ASCII letters upper-cased: the registered
+    /// name its traits know, or else the name read from the line (unfolded when it is folded, or
+    /// built as the full parse builds it when it cannot be).
+    func upperName(ofLineAt position: Int) -> String {
+        let line = logicalLines[position]
+        if let name = line.traits.registeredName { return name }
+        let end = end(ofLineAt: position)
+        func name(in p: UnsafeBufferPointer<UInt8>) -> String {
+            let (nameEnd, groupEnd) = CardParser.locateName(p)
+            return PropertyTraits.upperName(of: UnsafeBufferPointer(rebasing: p[(groupEnd.map { $0 + 1 } ?? 0)..<nameEnd]))
+        }
+        if end == line.firstLine + 1 {
+            let physical = frame.lines[line.firstLine]
+            return frame.bytes.withUnsafeBufferPointer { name(in: UnsafeBufferPointer(rebasing: $0[physical.start..<physical.contentEnd])) }
+        }
+        var unfolded: [UInt8] = []
+        if unfold(line.firstLine..<end, into: &unfolded) { return unfolded.withUnsafeBufferPointer { name(in: $0) } }
+        var builder = CardParser(buildingLinesOf: frame)
+        return builder.property(ofLogicalLineAt: line.firstLine, end: end)?.upperName ?? ""
     }
 
     /// The property of the logical line at `position` when that line is one physical line with

@@ -131,4 +131,7 @@ extension VCardProperty: Hashable {
     }
 }
 
-extension VCardProperty: HasPropertyTraits {}
+extension VCardProperty: HasPropertyTraits {
+    /// The name with its ASCII letters upper-cased.
+    var upperName: String { traits.registeredName ?? PropertyTraits.upperName(of: name) }
+}

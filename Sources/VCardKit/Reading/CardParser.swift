@@ -103,7 +103,7 @@ struct CardParser {
                 // A card nested without an AGENT line before it (vCard 2.1 writers do this).
                 let end = endOfNestedCard(openedAt: index, last: last)
                 let value = TextEscaping.escape(String(decoding: bytes[line.start..<lines[end - 1].end], as: UTF8.self).replacingLineEndsWithLF())
-                if let agent = properties.last, agent.traits.upperName == "AGENT", agent.rawValue.isEmpty,
+                if let agent = properties.last, agent.traits.kind == .embeddedCard, agent.rawValue.isEmpty,
                    (lastPropertyEnd..<index).allSatisfy({ isWhitespaceOnly(lines[$0]) }) {
                     // `AGENT:`, blank lines, then the card: the blank lines were reported.
                     properties[properties.count - 1].rawValue = value
@@ -1212,10 +1212,12 @@ struct CardParser {
             for index in properties.indices {
                 let traits = properties[index].traits
                 guard traits.isSingular, traits.role != .version, traits.role != .uid, traits.role != .formattedName else { continue }
-                if let seen = singulars.firstIndex(where: { $0.name == traits.upperName }) {
+                // Every such name is registered.
+                let name = traits.registeredName ?? ""
+                if let seen = singulars.firstIndex(where: { $0.name == name }) {
                     if singulars[seen].second == nil { singulars[seen].second = index }
                 } else {
-                    singulars.append((traits.upperName, index, nil))
+                    singulars.append((name, index, nil))
                 }
             }
             for singular in singulars {
@@ -1274,7 +1276,7 @@ struct CardParser {
         if let expected, version != .v2_1, !value.isEmpty {
             let found = Self.countComponents(bytes: value)
             if found != expected {
-                warn(.invalidValue, "\(traits.upperName) should have \(expected) components separated by ';' but has \(found); missing ones read as empty",
+                warn(.invalidValue, "\(traits.registeredName ?? writtenName()) should have \(expected) components separated by ';' but has \(found); missing ones read as empty",
                      line: lineIndex, offset: 0)
             }
         }
@@ -1336,7 +1338,7 @@ struct CardParser {
             for value in values {
                 let lower = value.asciiLowercased
                 if !registered.contains(lower) && !lower.hasPrefix("x-") {
-                    warn(.invalidParameterValue, "TYPE=\(value) is not a registered type for \(property.upperName); it was kept",
+                    warn(.invalidParameterValue, "TYPE=\(value) is not a registered type for \(property.registeredName ?? "this property"); it was kept",
                          line: line, offset: 0)
                 }
             }

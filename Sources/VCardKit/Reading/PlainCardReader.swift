@@ -203,7 +203,7 @@ public enum PlainCardReader {
             guard position > nameStart, groupEnd != 0 else { return nil }
             let name = String(decoding: UnsafeBufferPointer(rebasing: p[nameStart..<position]), as: UTF8.self)
             let traits = PropertyTraits.of(name)
-            guard traits.upperName != "AGENT" else { return nil }
+            guard traits.kind != .embeddedCard else { return nil }
             let group = groupEnd.map { String(decoding: UnsafeBufferPointer(rebasing: p[0..<$0]), as: UTF8.self) }
             var parameters: [VCardParameter] = []
             while position < count && p[position] == 0x3B {

@@ -32,6 +32,10 @@ protocol HasPropertyTraits {
 }
 
 /// What cardsync knows about a property name, looked up once per property.
+///
+/// Traits are plain values: a registered name is known by its index, and a name that is not
+/// registered is known by its flags alone (the traits of `X-A` and `X-B` are equal). Whoever
+/// needs such a name's text reads it from the property or the line (``upperName(of:)``).
 struct PropertyTraits: Sendable, Hashable {
     var kind: PropertyValueKind
     /// Defined by RFC 2426, RFC 6350 or a registered extension.
@@ -41,7 +45,10 @@ struct PropertyTraits: Sendable, Hashable {
     /// Appears at most once in a card.
     var isSingular: Bool
     var isExtension: Bool
-    var upperName: String
+    /// Where the name is among ``registeredNames`` (upper-cased), or ``unregisteredIndex`` for
+    /// any other name. An index rather than the name's `String`, so that traits are plain bytes:
+    /// copying them (with every line that holds them) retains nothing.
+    var nameIndex: UInt8 = PropertyTraits.unregisteredIndex
     /// The names the card checks single out, so that they compare one byte instead of a string.
     var role: Role = .other
     /// One bit per property that appears at most once (zero for the others), so that a card's
@@ -69,40 +76,52 @@ struct PropertyTraits: Sendable, Hashable {
         }
     }
 
-    static func of(_ name: String) -> PropertyTraits {
-        if let found = name.utf8.withContiguousStorageIfAvailable({ registered($0) }), let (known, _) = found { return known }
-        return traits(ofUpperCased: name.asciiUppercased)
+    /// The index of a name that is not registered.
+    static let unregisteredIndex = UInt8.max
+
+    /// The registered name (upper-cased) these traits are of; `nil` for any other name.
+    var registeredName: String? {
+        nameIndex == Self.unregisteredIndex ? nil : Self.registeredNames[Int(nameIndex)]
     }
 
-    /// The traits of a name not found among the packed registered names, upper-cased.
-    private static func traits(ofUpperCased upper: String) -> PropertyTraits {
-        if let known = table[upper] { return known }
-        let isExtension = upper.utf8.count > 2 && upper.utf8.starts(with: "X-".utf8)
+    static func of(_ name: String) -> PropertyTraits {
+        var name = name
+        return name.withUTF8 { traits(of: $0) }
+    }
+
+    /// The traits of the name in `bytes` (as ``named(_:)`` finds them, without the name itself).
+    /// Every registered name is ASCII and at most 24 bytes long, and all of them are packed
+    /// (``registeredKeys``): a name not found there is not registered, and needs no `String`.
+    static func traits(of bytes: UnsafeBufferPointer<UInt8>) -> PropertyTraits {
+        if let (known, _) = registered(bytes) { return known }
+        let isExtension = bytes.count > 2 && bytes[0] | 0x20 == 0x78 && bytes[1] == 0x2D
         return PropertyTraits(kind: .unknown, isKnown: false, isOnlyIn3: false, isOnlyIn4: false, isSingular: false,
-                              isExtension: isExtension, upperName: upper)
+                              isExtension: isExtension)
     }
 
     /// The name written in `bytes` as a `String`, and its traits. A registered name written in
     /// upper case (nearly all of them) shares the table's string instead of making one.
     static func named(_ bytes: UnsafeBufferPointer<UInt8>) -> (name: String, traits: PropertyTraits) {
         if let (known, exact) = registered(bytes) {
-            return (exact ? known.upperName : String(decoding: bytes, as: UTF8.self), known)
+            return (exact ? registeredNames[Int(known.nameIndex)] : String(decoding: bytes, as: UTF8.self), known)
         }
-        let name = String(decoding: bytes, as: UTF8.self)
-        return (name, of(name))
+        return (String(decoding: bytes, as: UTF8.self), traits(of: bytes))
     }
 
-    /// The traits of the name in `bytes` (as ``named(_:)`` finds them, without the name itself
-    /// when it is registered).
-    static func traits(of bytes: UnsafeBufferPointer<UInt8>) -> PropertyTraits {
-        if let (known, _) = registered(bytes) { return known }
-        // Upper-cased as it is made (one String, no second search of the registered names).
-        let isASCII = !bytes.contains { $0 >= 0x80 }
-        guard isASCII else { return of(String(decoding: bytes, as: UTF8.self)) }
-        return traits(ofUpperCased: String(unsafeUninitializedCapacity: bytes.count) { buffer in
+    /// The name written in `bytes` with its ASCII letters upper-cased: the registered name's
+    /// string when it is one, a new `String` otherwise.
+    static func upperName(of bytes: UnsafeBufferPointer<UInt8>) -> String {
+        if let (known, _) = registered(bytes) { return registeredNames[Int(known.nameIndex)] }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (offset, byte) in bytes.enumerated() { buffer[offset] = byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
             return bytes.count
-        })
+        }
+    }
+
+    /// `name` with its ASCII letters upper-cased (``upperName(of:)`` of its bytes).
+    static func upperName(of name: String) -> String {
+        var name = name
+        return name.withUTF8 { upperName(of: $0) }
     }
 
     /// The traits of a registered name, compared ignoring ASCII case, and whether `bytes` spell
@@ -163,11 +182,19 @@ struct PropertyTraits: Sendable, Hashable {
         }
     }
 
-    /// The registered names, packed, and their traits at the same index.
+    /// The registered names, packed, and their traits at the same index. Every registered name
+    /// packs (ASCII, at most 24 bytes): ``traits(of:)`` relies on it.
     private static let registeredKeys: ContiguousArray<PackedName.Words> = ContiguousArray(registeredNames.map { name in
-        Array(name.utf8).withUnsafeBufferPointer { PackedName($0)!.upper }
+        guard let packed = Array(name.utf8).withUnsafeBufferPointer({ PackedName($0) }) else {
+            preconditionFailure("the registered name \(name) is not ASCII of at most 24 bytes")
+        }
+        return packed.upper
     })
-    private static let registeredTraits: ContiguousArray<PropertyTraits> = ContiguousArray(registeredNames.map { table[$0]! })
+    private static let registeredTraits: ContiguousArray<PropertyTraits> = ContiguousArray(registeredNames.indices.map { index in
+        var traits = table[registeredNames[index]]!
+        traits.nameIndex = UInt8(index)
+        return traits
+    })
     /// An open-addressing table of 256 slots over ``registeredKeys``: each slot holds the index of
     /// a key, or -1; a name is looked for from its ``PackedName/Words/slot`` onwards, to the first
     /// empty slot (a quarter of the slots are used, so that is one or two comparisons).
@@ -184,7 +211,9 @@ struct PropertyTraits: Sendable, Hashable {
     /// The most common names first: they take their home slots first, where a search finds them at once.
     private static let registeredNames: [String] = {
         let common = ["VERSION", "FN", "N", "TEL", "EMAIL", "ADR", "ORG", "TITLE", "UID", "REV", "NOTE", "URL", "BDAY", "PHOTO", "LABEL"]
-        return common + table.keys.filter { !common.contains($0) && $0.utf8.count <= 24 }.sorted()
+        let names = common + table.keys.filter { !common.contains($0) }.sorted()
+        precondition(names.count < Int(unregisteredIndex))
+        return names
     }()
 
     private static let table: [String: PropertyTraits] = {
@@ -212,7 +241,7 @@ struct PropertyTraits: Sendable, Hashable {
                                          isOnlyIn3: PropertyAvailability.onlyIn3.contains(name),
                                          isOnlyIn4: PropertyAvailability.onlyIn4.contains(name),
                                          isSingular: PropertyAvailability.singular.contains(name),
-                                         isExtension: name.hasPrefix("X-"), upperName: name, role: Role(upperName: name),
+                                         isExtension: name.hasPrefix("X-"), role: Role(upperName: name),
                                          singularBit: PropertyAvailability.singular.sorted().firstIndex(of: name).map { 1 << $0 } ?? 0)
         }
         return table

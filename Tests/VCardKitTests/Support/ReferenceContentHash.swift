@@ -86,7 +86,7 @@ enum ReferenceCanonicalForm {
     static func properties(of card: VCard, excluding names: Set<String> = ["VERSION"]) -> [ReferenceCanonicalProperty] {
         var result: [ReferenceCanonicalProperty] = []
         for property in card.properties {
-            let name = property.traits.upperName
+            let name = property.upperName
             if names.contains(name) { continue }
             if name == "KIND" && property.rawValue.equalsIgnoringASCIICase("individual") { continue }
             canonicalize(property, name: name, into: &result)
