@@ -73,6 +73,10 @@ import TestSupport
         let exclusions = CanonicalForm.Exclusions(names: ["REV", unregistered])
         #expect(CanonicalForm.properties(of: card, excluding: exclusions) == CanonicalForm.properties(of: reference, excluding: exclusions),
                 "\(origin): canonical forms without REV and \(unregistered) differ", sourceLocation: sourceLocation)
+        // ... and leaving them out removes exactly their lines, whichever way the card is read.
+        let kept = CanonicalForm.properties(of: reference, excluding: CanonicalForm.Exclusions(names: [])).filter { $0.name != "REV" && $0.name != unregistered }
+        #expect(CanonicalForm.properties(of: card, excluding: exclusions) == kept,
+                "\(origin): leaving out REV and \(unregistered) removed other lines, or not theirs", sourceLocation: sourceLocation)
         // Every name the card holds, and a few it may not (in another case too).
         let names = Set(reference.properties.map(\.name)).sorted()
             + ["UID", "FN", "fn", "N", "VERSION", "EMAIL", "TEL", "X-ABLABEL", "NOTE", "PHOTO", "NO-SUCH-PROPERTY"]

@@ -13,10 +13,9 @@ extension DeferredProperties {
     func canonicalize(excluding exclusions: CanonicalForm.Exclusions, into sink: inout some CanonicalSink) -> Bool {
         var builder: CardParser?
         var unfolded: [UInt8] = []
-        let excluded = ExcludedNames(exclusions)
         for position in logicalLines.indices {
             let line = logicalLines[position]
-            if excluded.contains(line.traits, orName: upperName(ofLineAt: position)) { continue }
+            if exclusions.matcher.contains(line.traits, orName: upperName(ofLineAt: position)) { continue }
             let end = end(ofLineAt: position)
             if CanonicalForm.readsInPlace(line.traits) {
                 let physical = frame.lines[line.firstLine]
@@ -58,21 +57,24 @@ extension DeferredProperties {
     }
 }
 
-/// The names ``CanonicalForm/Exclusions`` leave out, as a line's traits can be compared with
-/// them: registered names by their index, without a `String`; the others by their text.
-private struct ExcludedNames {
+/// The names ``CanonicalForm/Exclusions`` leave out, as a property's or a line's traits can be
+/// compared with them: a registered name (as written, upper-case) by its index, without a
+/// `String`; any other by its text, exactly, as the upper-cased name it is compared with.
+struct ExcludedNames: Sendable, Hashable {
+    /// Sorted, so that equal names make equal matchers.
     private var registered: [UInt8] = []
     private var unregistered: Set<String> = []
 
-    init(_ exclusions: CanonicalForm.Exclusions) {
-        for name in exclusions.names {
+    init(_ names: Set<String>) {
+        for name in names {
             let traits = PropertyTraits.of(name)
-            if traits.registeredName != nil { registered.append(traits.nameIndex) } else { unregistered.insert(PropertyTraits.upperName(of: name)) }
+            if traits.registeredName == name { registered.append(traits.nameIndex) } else { unregistered.insert(name) }
         }
+        registered.sort()
     }
 
-    /// Whether the line whose name has `traits` is left out; `name` (its upper-cased name) is
-    /// read only when the name is not registered and some excluded name is not either.
+    /// Whether the property or line whose name has `traits` is left out; `name` (its upper-cased
+    /// name) is read only when the name is not registered and some excluded name is not either.
     func contains(_ traits: PropertyTraits, orName name: @autoclosure () -> String) -> Bool {
         if traits.registeredName != nil { return registered.contains(traits.nameIndex) }
         return !unregistered.isEmpty && unregistered.contains(name())

@@ -51,9 +51,14 @@ public enum CanonicalForm {
     /// Which properties the canonical form leaves out.
     public struct Exclusions: Sendable, Hashable {
         /// Upper-case names of properties left out.
-        public var names: Set<String>
+        public var names: Set<String> { didSet { matcher = ExcludedNames(names) } }
+        /// The names as a property's or a line's traits are compared with them, made once.
+        private(set) var matcher: ExcludedNames
         /// Creates exclusions.
-        public init(names: Set<String>) { self.names = names }
+        public init(names: Set<String>) {
+            self.names = names
+            matcher = ExcludedNames(names)
+        }
         /// Only `VERSION` (and the BEGIN/END frame): for comparing conversions.
         public static let versionOnly = Exclusions(names: ["VERSION"])
         /// The volatile fields that do not change what a contact says: `VERSION`, `UID`, `REV`, `PRODID`.
@@ -82,9 +87,8 @@ public enum CanonicalForm {
             sink.removeAll()
         }
         for property in card.properties {
-            let name = property.upperName
-            if exclusions.names.contains(name) { continue }
-            sink.append(property, name: name)
+            if exclusions.matcher.contains(property.traits, orName: property.upperName) { continue }
+            sink.append(property, name: property.upperName)
         }
     }
 
