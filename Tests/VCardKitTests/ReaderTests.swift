@@ -262,6 +262,78 @@ import Testing
         }
     }
 
+    /// Reading straight into the parser's buffer is the same as feeding chunks read elsewhere:
+    /// the same frames (bytes and first lines), diagnostics and blank lines at the end, whatever
+    /// the room offered and however little each read fills of it; UTF-8 with a byte order mark
+    /// and UTF-16 (decoded as it is appended) included.
+    @Test(arguments: [1, 3, 64, 1000, 70_000])
+    func readingIntoTheBufferMatchesFeedingChunks(room: Int) throws {
+        let cards = (0..<40).map { n in
+            (n % 7 == 0 ? "\r\n\r\n" : "")
+                + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:u-\(n)\r\nFN:Łukasz \(n) 😀\r\n"
+                + (n % 5 == 0 ? "# not a content line\r\n" : "")
+                + "NOTE:\(String(repeating: "ä\(n)", count: n * 30))\r\nEND:VCARD\r\n"
+        }
+        let text = cards.joined() + "\r\n"
+        let utf16 = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let inputs: [(String, [UInt8])] = [
+            ("UTF-8", Array(text.utf8)),
+            ("UTF-8 with a byte order mark", [0xEF, 0xBB, 0xBF] + Array(text.utf8)),
+            ("UTF-16", [0xFF, 0xFE] + utf16),
+            ("no line end at the end", Array(text.dropLast(2).utf8)),
+        ]
+        for (name, bytes) in inputs {
+            var fed = VCardParser(framingOnly: "in.vcf")
+            for start in stride(from: 0, to: bytes.count, by: 997) { fed.feed(bytes[start..<min(start + 997, bytes.count)]) }
+            fed.finish()
+            var read = VCardParser(framingOnly: "in.vcf")
+            var offset = 0, calls = 0
+            while true {
+                // Each read fills at most half the room it is given (at least one byte).
+                let count = read.feed(readingUpTo: room) { free in
+                    let count = min(max(1, free.count / 2), bytes.count - offset)
+                    _ = free.initialize(from: bytes[offset..<offset + count])
+                    offset += count
+                    return count
+                }
+                calls += 1
+                if count == 0 { break }
+            }
+            read.finish()
+            #expect(offset == bytes.count, "\(name), room \(room)")
+            var fedFrames: [VCardFrame] = [], readFrames: [VCardFrame] = []
+            while let frame = fed.nextFrame() { fedFrames.append(frame) }
+            while let frame = read.nextFrame() { readFrames.append(frame) }
+            #expect(readFrames.count == cards.count, "\(name), room \(room)")
+            #expect(readFrames.map(\.text) == fedFrames.map(\.text), "\(name), room \(room)")
+            #expect(readFrames.map(\.firstLine) == fedFrames.map(\.firstLine), "\(name), room \(room)")
+            #expect(read.takeDiagnostics() == fed.takeDiagnostics(), "\(name), room \(room)")
+            #expect(read.blankLinesAtEnd == fed.blankLinesAtEnd && !read.blankLinesAtEnd.isEmpty == name.hasPrefix("UTF"), "\(name)")
+        }
+    }
+
+    /// A read that fails adds nothing to what the parser holds: the error reaches the caller and
+    /// the parser goes on from where it was.
+    @Test func aFailedReadIntoTheBufferAddsNothing() throws {
+        struct ReadFailed: Error {}
+        let bytes = Array("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nEND:VCARD\r\n".utf8)
+        var parser = VCardParser(framingOnly: "in.vcf")
+        parser.feed(bytes[..<20])
+        #expect(throws: ReadFailed.self) {
+            try parser.feed(readingUpTo: 4096) { (free: UnsafeMutableBufferPointer<UInt8>) throws(ReadFailed) -> Int in
+                free.initialize(repeating: 0x41)
+                throw ReadFailed()
+            }
+        }
+        parser.feed(bytes[20...])
+        parser.finish()
+        let frame = parser.nextFrame()
+        let after = parser.nextFrame()
+        #expect(frame.map { Array($0.text) } == bytes)
+        let noneAfter = after == nil
+        #expect(noneAfter)
+    }
+
     @Test func skipsACardLargerThanTheLimit() throws {
         let big = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Big\r\nNOTE:\(String(repeating: "y", count: 5000))\r\nEND:VCARD\r\n"
         let small = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Small\r\nEND:VCARD\r\n"

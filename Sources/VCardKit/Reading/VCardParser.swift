@@ -103,6 +103,45 @@ public struct VCardParser: Sendable {
         scan(final: false)
     }
 
+    /// Adds the next chunk of input, read by `read` straight into the parser's buffer instead of
+    /// into an array of its own that would then be copied there: `read` is given room for up to
+    /// `capacity` bytes and returns how many it wrote (0 at the end of the input). Returns that
+    /// count. The same as reading into an array and passing it to ``feed(_:)``, one copy of the
+    /// input fewer.
+    @discardableResult
+    public mutating func feed<Failure: Error>(
+        readingUpTo capacity: Int, _ read: (UnsafeMutableBufferPointer<UInt8>) throws(Failure) -> Int
+    ) throws(Failure) -> Int {
+        precondition(!isFinished, "feed(readingUpTo:_:) after finish()")
+        precondition(capacity > 0, "feed(readingUpTo:_:) needs room for at least one byte")
+        guard encoding == .utf8 else {
+            // The encoding is known only after the first bytes, and UTF-16 is decoded as it is
+            // appended: through an array of its own.
+            let chunk = try [UInt8](unsafeUninitializedCapacity: capacity) { (room, count) throws(Failure) in
+                count = try read(room)
+                precondition(count >= 0 && count <= capacity, "read(_:) wrote outside the room it was given")
+            }
+            if !chunk.isEmpty { feed(chunk) }
+            return chunk.count
+        }
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: capacity))
+        let count: Int
+        do throws(Failure) {
+            count = try buffer.withUnsafeMutableBufferPointer { (bytes) throws(Failure) in
+                try read(UnsafeMutableBufferPointer(rebasing: bytes[start...]))
+            }
+        } catch {
+            // A failed read adds nothing: the input read so far stays as it was.
+            buffer.removeLast(capacity)
+            throw error
+        }
+        precondition(count >= 0 && count <= capacity, "read(_:) wrote outside the room it was given")
+        buffer.removeLast(capacity - count)
+        if count > 0 { scan(final: false) }
+        return count
+    }
+
     /// The blank lines that follow the last card of the input, as read (available after
     /// ``finish()``): with each card's ``VCard/blankLinesBefore`` they make the whole input, so that
     /// ``VCardWriter`` can write a file nobody edited back byte for byte.

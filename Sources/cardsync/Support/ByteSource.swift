@@ -54,6 +54,15 @@ struct ByteSource: ~Copyable {
         }
     }
 
+    /// Reads up to `room.count` bytes into `room`; returns how many (0 at the end).
+    func read(into room: UnsafeMutableBufferPointer<UInt8>) throws(CommandFailure) -> Int {
+        let count = fread(room.baseAddress, 1, room.count, handle)
+        if count < room.count && ferror(handle) != 0 {
+            throw CommandFailure.io("\(name): read failed: \(String(cString: strerror(errno)))")
+        }
+        return count
+    }
+
     /// Streams the whole input through `body`, one chunk at a time.
     func forEachChunk(_ body: ([UInt8]) throws(CommandFailure) -> Void) throws(CommandFailure) {
         var buffer: [UInt8] = []

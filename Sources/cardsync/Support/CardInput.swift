@@ -67,6 +67,9 @@ enum CardInput {
         }
         func consume(_ chunk: [UInt8]) throws(CommandFailure) {
             parser.feed(chunk)
+            try takeFrames()
+        }
+        func takeFrames() throws(CommandFailure) {
             while let frame = parser.nextFrame() {
                 frames.append(frame)
                 if frames.count >= batchSize { try flush() }
@@ -74,9 +77,12 @@ enum CardInput {
             summary.diagnostics.append(contentsOf: parser.takeDiagnostics())
         }
         if !first.isEmpty { try consume(first) }
-        try source.forEachChunk { chunk throws(CommandFailure) in
-            reading.read(chunk.count, cards: summary.cards)
-            try consume(chunk)
+        // The rest is read straight into the parser's buffer.
+        while true {
+            let count = try parser.feed(readingUpTo: 1 << 20) { room throws(CommandFailure) in try source.read(into: room) }
+            if count == 0 { break }
+            reading.read(count, cards: summary.cards)
+            try takeFrames()
         }
         parser.finish()
         while let frame = parser.nextFrame() { frames.append(frame) }
