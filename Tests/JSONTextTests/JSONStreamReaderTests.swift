@@ -65,7 +65,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: documents + corpusDocuments, [1, 2, 7, 4096])
+    @Test(arguments: documents + corpusDocuments, [1, 2, 7, 64, 300, 4096])
     func readsWhatTheParserReadsAndFailsWhereItFails(text: String, chunkSize: Int) {
         let options = JSONReadingOptions(maximumDepth: 64, allowsByteOrderMark: true)
         let parsed = Result { () throws(JSONError) in try JSONValue(parsing: Array(text.utf8), options: options) }
@@ -146,7 +146,7 @@ import TestSupport
         #expect(largestHeld < 3 * 4096)
     }
 
-    @Test(arguments: [1, 7, 4096])
+    @Test(arguments: [1, 7, 999, 1500, 4096, 8192])
     func passesOverAValueTooLargeAndReadsOn(chunkSize: Int) throws {
         let text = "[\"small\",\n [\"" + String(repeating: "x", count: 5000) + "\", {\"y\": \"]\"}],\n \"after\"]"
         let bytes = Array(text.utf8)

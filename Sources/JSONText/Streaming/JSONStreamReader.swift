@@ -77,6 +77,9 @@ public struct JSONStreamReader: Sendable {
     private var expectation = Expectation.value
     private var pending: PendingValue?
     private var failure: JSONError?
+    /// The length of the last value read whole: a value is parsed at once only when the bytes
+    /// held are at least twice that, so that one running past them is rarely parsed in vain.
+    private var lastValueLength = 0
     /// Where the first byte of the last event returned is (for `endOfDocument`: the end).
     public private(set) var eventPosition = JSONPosition.start
 
@@ -298,6 +301,14 @@ public struct JSONStreamReader: Sendable {
             pending = nil
             return try parse(value, upTo: buffer.count)
         }
+        if !value.isToken && !value.isSkipped && !value.isKey && value.index == value.start
+            && buffer.count - value.start >= 2 * lastValueLength, let step = parseIfWhole(value) {
+            // The value is whole among the bytes held (most rows of a feed are, a chunk holding
+            // many): the parser found its end while reading it, one pass instead of a scan for
+            // the end and then the parse.
+            pending = nil
+            return step
+        }
         let end = scan(&value)
         if value.isSkipped {
             // Nothing of a value passed over is kept.
@@ -337,7 +348,32 @@ public struct JSONStreamReader: Sendable {
         }
         // Complete (or cut off by the end of the input, which the parser then reports).
         pending = nil
+        if !value.isKey { lastValueLength = length }
         return try parse(value, upTo: end.map { $0 + 1 } ?? buffer.count)
+    }
+
+    /// Reads the pending value (not a member name) with the parser if it is whole among the bytes
+    /// held and no larger than the limit; `nil` when it is not (it runs past them, or is not
+    /// JSON): the value is then scanned for its end as it arrives, and read (or refused) as
+    /// before, so a value read here is the value that path would have read.
+    private mutating func parseIfWhole(_ value: PendingValue) -> Step? {
+        let stop = value.start + min(buffer.count - value.start, options.maximumBytes)
+        let depth = containers.count
+        let parsed = buffer.withUnsafeBufferPointer { bytes -> (JSONValue, Int)? in
+            var parser = JSONParser(bytes: UnsafeBufferPointer(rebasing: bytes[value.start..<stop]), origin: value.startPosition,
+                                    depth: depth, options: options)
+            do throws(JSONError) {
+                return (try parser.parseValue(), parser.index)
+            } catch {
+                return nil
+            }
+        }
+        guard let (result, length) = parsed else { return nil }
+        lastValueLength = length
+        advanceHead(to: value.start + length)
+        finishValue(isKey: false)
+        eventPosition = value.startPosition
+        return .event(.value(result))
     }
 
     /// Reads the pending value from the bytes before `stop` with the parser, and goes past it.
