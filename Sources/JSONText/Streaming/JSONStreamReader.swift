@@ -358,28 +358,21 @@ public struct JSONStreamReader: Sendable {
     /// before, so a value read here is the value that path would have read.
     private mutating func parseIfWhole(_ value: PendingValue) -> Step? {
         let stop = value.start + min(buffer.count - value.start, options.maximumBytes)
-        let depth = containers.count
-        let parsed = buffer.withUnsafeBufferPointer { bytes -> (JSONValue, Int)? in
-            var parser = JSONParser(bytes: UnsafeBufferPointer(rebasing: bytes[value.start..<stop]), origin: value.startPosition,
-                                    depth: depth, options: options)
-            do throws(JSONError) {
-                return (try parser.parseValue(), parser.index)
-            } catch {
-                return nil
-            }
-        }
-        guard let (result, length) = parsed else { return nil }
+        guard case .success(let (result, length)) = parsed(value, upTo: stop) else { return nil }
         lastValueLength = length
-        advanceHead(to: value.start + length)
-        finishValue(isKey: false)
-        eventPosition = value.startPosition
-        return .event(.value(result))
+        return passed(value, reading: result, length: length)
     }
 
     /// Reads the pending value from the bytes before `stop` with the parser, and goes past it.
     private mutating func parse(_ value: PendingValue, upTo stop: Int) throws(JSONError) -> Step {
+        let (result, length) = try parsed(value, upTo: stop).get()
+        return passed(value, reading: result, length: length)
+    }
+
+    /// The pending value read by the parser from the bytes before `stop`, and its length.
+    private func parsed(_ value: PendingValue, upTo stop: Int) -> Result<(JSONValue, Int), JSONError> {
         let depth = containers.count
-        let parsed = buffer.withUnsafeBufferPointer { bytes -> Result<(JSONValue, Int), JSONError> in
+        return buffer.withUnsafeBufferPointer { bytes -> Result<(JSONValue, Int), JSONError> in
             var parser = JSONParser(bytes: UnsafeBufferPointer(rebasing: bytes[value.start..<stop]), origin: value.startPosition,
                                     depth: depth, options: options)
             do throws(JSONError) {
@@ -389,7 +382,10 @@ public struct JSONStreamReader: Sendable {
                 return .failure(error)
             }
         }
-        let (result, length) = try parsed.get()
+    }
+
+    /// Goes past the value just read (`length` bytes) and returns its event.
+    private mutating func passed(_ value: PendingValue, reading result: JSONValue, length: Int) -> Step {
         advanceHead(to: value.start + length)
         finishValue(isKey: value.isKey)
         eventPosition = value.startPosition

@@ -45,12 +45,8 @@ struct ByteSource: ~Copyable {
 
     /// Reads up to `size` bytes into `buffer` (replacing its contents); an empty buffer means the end.
     func read(into buffer: inout [UInt8], size: Int = 1 << 20) throws(CommandFailure) {
-        let file = handle
-        buffer = [UInt8](unsafeUninitializedCapacity: size) { storage, count in
-            count = fread(storage.baseAddress, 1, size, file)
-        }
-        if buffer.count < size && ferror(handle) != 0 {
-            throw CommandFailure.io("\(name): read failed: \(String(cString: strerror(errno)))")
+        buffer = try [UInt8](unsafeUninitializedCapacity: size) { (storage, count) throws(CommandFailure) in
+            count = try read(into: storage)
         }
     }
 
