@@ -64,11 +64,13 @@ public struct SyncEngine: Sendable {
         do {
             if options.reset && !options.dryRun { try await book.forgetSyncState(remote: remote) }
             try await checkLocalEmptied()
-            let (exists, since) = try await openRemote(&report)
+            let (exists, since, documentCount) = try await openRemote(&report)
             let feed: Feed
             let plan: PullOutcome
             if exists, since == nil, !options.dryRun, await book.isBlank(remote: remote) {
-                // A first pull into a book that holds nothing: every document is wanted.
+                // A first pull into a book that holds nothing: every document is wanted, and the
+                // database's count of them says how many the index is about to hold.
+                if let documentCount { await book.reserveCapacity(forAdding: documentCount, remote: remote) }
                 let (lastSequence, outcome) = try await pullIntoBlankBook(report: &report)
                 (feed, plan) = (Feed(changes: [], lastSequence: lastSequence), outcome)
             } else {
@@ -129,17 +131,17 @@ public struct SyncEngine: Sendable {
 
     // MARK: - Database and checkpoint
 
-    /// Makes sure the database exists (creating it when allowed); `false` for a dry run against a missing one.
-    private func prepareDatabase(_ report: inout SyncReport) async throws -> Bool {
+    /// Makes sure the database exists (creating it when allowed); `false` for a dry run against
+    /// a missing one. `documentCount`: the live documents the database reported, when it did.
+    private func prepareDatabase(_ report: inout SyncReport) async throws -> (exists: Bool, documentCount: Int?) {
         do {
-            _ = try await database.info()
-            return true
+            return (true, try await database.info().documentCount)
         } catch let error as CouchClientError where error.status == 404 {
-            if options.dryRun { return false }
+            if options.dryRun { return (false, nil) }
             do {
                 _ = try await database.create(ignoringExisting: true)
                 report.createdDatabase = true
-                return true
+                return (true, 0)
             } catch let error as CouchClientError where error.status == 401 || error.status == 403 {
                 throw SyncError(.missingDatabase,
                                 "the database \(remote) does not exist and these credentials cannot create it (\(error.status!) \(error.error ?? "")); create it on the server or give an admin's credentials")
@@ -155,22 +157,24 @@ public struct SyncEngine: Sendable {
     /// Whether the database exists (creating it when allowed) and the checkpoint both sides
     /// agree on. With a checkpoint here, reading the server's copy of it shows the database
     /// exists, so a sync with nothing to do makes two requests (this and the changes feed).
-    private func openRemote(_ report: inout SyncReport) async throws -> (exists: Bool, since: CouchSequence?) {
+    /// `documentCount`: the live documents the database reported, when it was asked.
+    private func openRemote(_ report: inout SyncReport) async throws -> (exists: Bool, since: CouchSequence?, documentCount: Int?) {
         guard !(options.reset && options.dryRun), let local = await book.checkpoint(remote: remote) else {
-            return (try await prepareDatabase(&report), nil)
+            let (exists, documentCount) = try await prepareDatabase(&report)
+            return (exists, nil, documentCount)
         }
         let serverSide = try await database.localDocument(id: await checkpointDocumentID)
         guard let serverSide, let stored = serverSide["last_seq"] else {
             // No checkpoint there: a missing database, or one that never saw this book.
-            let exists = try await prepareDatabase(&report)
+            let (exists, documentCount) = try await prepareDatabase(&report)
             logger.debug("no checkpoint on the server; reading the changes feed from the start", metadata: ["journal": "\(local)"])
-            return (exists, nil)
+            return (exists, nil, documentCount)
         }
         guard Self.text(of: CouchSequence(stored)) == local else {
             logger.debug("checkpoints disagree; reading the changes feed from the start", metadata: ["journal": "\(local)"])
-            return (true, nil)
+            return (true, nil, nil)
         }
-        return (true, CouchSequence(stored))
+        return (true, CouchSequence(stored), nil)
     }
 
     /// The feed position just past this sync's own writes, when they are all that changed on the

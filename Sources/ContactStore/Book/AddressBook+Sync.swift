@@ -122,6 +122,18 @@ extension AddressBook {
         return uids.compactMap { uid in index.records[uid].map { ($0, states[uid]) } }
     }
 
+    /// Makes room in the index for `count` more contacts with sync state on `remote`: a first
+    /// pull that knows how many documents the remote holds (its `doc_count`) then fills maps
+    /// that do not grow and rehash as they fill (at 100,000 contacts the last growth rehashed
+    /// every map at once, on one core, near the pull's end). At most
+    /// ``largestCapacityReserved`` are reserved, so a count that is wrong costs no more.
+    public func reserveCapacity(forAdding count: Int, remote: String) {
+        index.reserveCapacity(forAdding: min(max(0, count), Self.largestCapacityReserved), remote: remote)
+    }
+
+    /// The most contacts ``reserveCapacity(forAdding:remote:)`` makes room for.
+    public static let largestCapacityReserved = 250_000
+
     /// Whether the book never held a contact (no record, live or deleted) and has no sync state
     /// with `remote`: a first pull into it takes every contact document the remote has.
     public func isBlank(remote: String) -> Bool {

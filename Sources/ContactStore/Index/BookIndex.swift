@@ -89,6 +89,14 @@ struct BookIndex: Sendable {
         }
         guard event.operation.changesContact else {
             if event.operation == .synced, let remote = event.remote, let revision = event.remoteRevision {
+                if let awaited = awaitedRemote, awaited.remote == remote {
+                    awaitedRemote = nil
+                    if syncStates[remote] == nil {
+                        var states = KeyedMap<String, RemoteSyncState>()
+                        states.reserveCapacity(forSetting: awaited.capacity)
+                        syncStates[remote] = states
+                    }
+                }
                 let old = syncStates[remote, default: [:]].updateValue(RemoteSyncState(revision: revision, hash: event.hash),
                                                                         forKey: event.uid)
                 syncedCounts[remote, default: 0] += (event.hash == nil ? 0 : 1) - (old?.hash == nil ? 0 : 1)
@@ -159,6 +167,31 @@ struct BookIndex: Sendable {
         liveCount += 1
         if let hash = record.hash { uidsByHash[hash, default: []].append(record.uid) }
     }
+
+    /// Makes room in every map for `count` more contacts, each in a file of its own, and in
+    /// `remote`'s sync states for as many: a run that knows how many contacts it is about to add
+    /// (a first pull) then fills maps that do not grow and rehash as they fill.
+    mutating func reserveCapacity(forAdding count: Int, remote: String?) {
+        guard count > 0 else { return }
+        records.reserveCapacity(forSetting: count)
+        uidsByFile.reserveCapacity(forSetting: count)
+        uidsByHash.reserveCapacity(forSetting: count)
+        cardOffsets.reserveCapacity(forSetting: count)
+        stamps.reserveCapacity(forSetting: count)
+        touched.uids.reserveCapacity(touched.uids.count + count)
+        touched.files.reserveCapacity(touched.files.count + count)
+        if let remote, syncStates[remote] != nil {
+            syncStates[remote]!.reserveCapacity(forSetting: count)
+        } else if let remote {
+            // Made when its first state is recorded, not now: a remote is known to the index
+            // (and its snapshot) by the states it holds.
+            awaitedRemote = (remote, count)
+        }
+    }
+
+    /// A remote with no sync state yet, and the room its states are made with when the first is
+    /// recorded (``reserveCapacity(forAdding:remote:)``).
+    private var awaitedRemote: (remote: String, capacity: Int)?
 
     /// Records what `file` looked like when it was last read (`nil`: not to be trusted).
     mutating func setStamp(_ stamp: FileStamp?, for file: String) {

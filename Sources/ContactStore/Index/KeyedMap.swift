@@ -68,6 +68,12 @@ struct KeyedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         set { updateEntry(key, to: newValue) }
     }
 
+    /// Makes room for `count` more entries set than the map holds changes for now, so that
+    /// setting them does not grow (and rehash) its storage again and again.
+    mutating func reserveCapacity(forSetting count: Int) {
+        changes.reserveCapacity(changes.count + count)
+    }
+
     /// Sets the entry for `key`, returning what it replaced.
     @discardableResult
     mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {

@@ -28,6 +28,13 @@ public actor Journal {
     public private(set) var lineCount: Int
     private var needsSync = false
     private let now: @Sendable () -> Int64
+    /// The bytes of the batch being written, kept between appends: a pull or an import appends
+    /// a batch of a megabyte or more at a time, and an array of that size allocated anew each
+    /// time comes from fresh pages that the kernel must zero and map, one fault a page.
+    private var batchBytes: [UInt8] = []
+    /// Above this, the batch's buffer is let go after the write rather than kept (a batch of
+    /// very large cards is not held for the rest of the run).
+    private static let keptBatchCapacity = 8 << 20
 
     /// Opens `path` for appending (creating it with mode 0600 if needed).
     /// - Parameters:
@@ -71,7 +78,9 @@ public actor Journal {
         // The lines are encoded on every core (an import's batch of a thousand cards with their
         // text), then written in order in one write.
         let lines = Parallel.map(numbered, minimumPerWorker: 64) { JournalLine.encode($0) }
-        var bytes: [UInt8] = []
+        var bytes = batchBytes
+        batchBytes = []
+        bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count })
         var offsets: [Int64] = []
         offsets.reserveCapacity(lines.count)
@@ -79,6 +88,7 @@ public actor Journal {
             offsets.append(size + Int64(bytes.count))
             bytes.append(contentsOf: line)
         }
+        defer { if bytes.capacity <= Self.keptBatchCapacity { batchBytes = bytes } }
         try POSIX.writeAll(descriptor, bytes, path: path)
         lastSequence = sequence
         size += Int64(bytes.count)
