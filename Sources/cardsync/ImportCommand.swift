@@ -77,7 +77,8 @@ struct ImportCommand: AsyncParsableCommand {
     private func importing(_ files: [String], progress: ProgressBar) async throws -> ImportReport {
         let sources: [ContactSource] = files.map { $0 == "-" ? ContactSource.standardInput : ContactSource.file($0) }
         let policy = onDuplicate.policy
-        return try await BookSession.open(into, progress: progress) { book in
+        // The index's snapshot is saved a part at a time: an import's peak memory is at that save.
+        return try await BookSession.open(into, progress: progress, savingIndexOnOneCore: true) { book in
             try await book.importContacts(from: sources, onDuplicate: policy, progress: progress.reporter(Self.step))
         }
     }

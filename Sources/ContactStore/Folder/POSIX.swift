@@ -216,6 +216,40 @@ enum POSIX {
         }
     }
 
+    /// Appends the whole of the file `source` to the file `destination`, without syncing: in the
+    /// kernel (`sendfile`) where it allows it, else read and written a megabyte at a time.
+    static func append(_ source: String, to destination: String) throws(ContactStoreError) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw .io(source, "cannot read", errno: errno) }
+        defer { closeFile(input) }
+        // Not O_APPEND, which sendfile refuses: written from the end.
+        let output = open(destination, O_WRONLY | O_CLOEXEC)
+        guard output >= 0, lseek(output, 0, SEEK_END) >= 0 else { throw .io(destination, "cannot write", errno: errno) }
+        defer { closeFile(output) }
+        #if os(Linux)
+        while true {
+            let copied = sendfile(output, input, nil, 1 << 30)
+            if copied > 0 { continue }
+            if copied == 0 { return }
+            if errno == EINTR { continue }
+            // Not allowed here (another kernel or file system): copied below from where it
+            // stopped (the input's offset moved with what was copied).
+            guard [ENOSYS, EINVAL, EOPNOTSUPP].contains(errno) else { throw .io(destination, "cannot write", errno: errno) }
+            break
+        }
+        #endif
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(source, "cannot read", errno: errno)
+            }
+            if count == 0 { return }
+            try writeAll(output, buffer[..<count], path: destination)
+        }
+    }
+
     /// Creates `path` (which must not exist) with `bytes` and `mode`, without syncing.
     static func createFile(_ path: String, _ bytes: some Collection<UInt8>, mode: mode_t) throws(ContactStoreError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)

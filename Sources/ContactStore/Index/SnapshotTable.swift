@@ -186,24 +186,25 @@ struct SnapshotTableWriter {
         var slotCount = 16
         while slotCount < starts.count * 2 { slotCount <<= 1 }
         if starts.isEmpty { slotCount = 0 }
-        var slots = [UInt64](repeating: 0xFFFF_FFFF, count: slotCount)
-        let mask = slotCount - 1
-        for (position, start) in starts.enumerated() {
-            var slot = Int(truncatingIfNeeded: keyHashes[position]) & mask
-            while slots[slot] != 0xFFFF_FFFF { slot = (slot + 1) & mask }
-            slots[slot] = keyHashes[position] & 0xFFFF_FFFF_0000_0000 | UInt64(start)
-        }
-        var head: [UInt8] = []
-        head.reserveCapacity(32 + slotCount * 8)
-        for word in [UInt64(starts.count), seed, UInt64(slotCount), UInt64(entriesLength)] { Self.append(word, to: &head) }
-        slots.withUnsafeBufferPointer { buffer in
-            for word in buffer { Self.append(word, to: &head) }
+        // The slots are filled where they are returned, not in an array of their own copied in
+        // after: a large book's save makes two tables at once, and each table's slots are
+        // megabytes.
+        var head = [UInt8](repeating: 0, count: 32 + slotCount * 8)
+        head.withUnsafeMutableBytes { bytes in
+            for (index, word) in [UInt64(starts.count), seed, UInt64(slotCount), UInt64(entriesLength)].enumerated() {
+                bytes.storeBytes(of: word.littleEndian, toByteOffset: index * 8, as: UInt64.self)
+            }
+            let empty = UInt64(0xFFFF_FFFF).littleEndian
+            for slot in 0..<slotCount { bytes.storeBytes(of: empty, toByteOffset: 32 + slot * 8, as: UInt64.self) }
+            let mask = slotCount - 1
+            for (position, start) in starts.enumerated() {
+                var slot = Int(truncatingIfNeeded: keyHashes[position]) & mask
+                while bytes.loadUnaligned(fromByteOffset: 32 + slot * 8, as: UInt64.self) != empty { slot = (slot + 1) & mask }
+                let word = keyHashes[position] & 0xFFFF_FFFF_0000_0000 | UInt64(start)
+                bytes.storeBytes(of: word.littleEndian, toByteOffset: 32 + slot * 8, as: UInt64.self)
+            }
         }
         return head
-    }
-
-    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// A seeded hash of `bytes`, eight at a time.

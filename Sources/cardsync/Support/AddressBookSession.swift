@@ -57,14 +57,16 @@ struct ProblemOutput: Encodable {
 /// scan found is reported on standard error, and `progress` (when given) shows the scan reading
 /// files.
 enum BookSession {
+    /// - Parameter savingIndexOnOneCore: see ``AddressBook/OpenOptions/savesIndexOnOneCore``.
     static func open<Result: Sendable>(_ directory: String, scanning: Bool = true, addingMissingUIDs: Bool = false,
-                                       reportsScan: Bool = true, progress: ProgressBar? = nil,
+                                       reportsScan: Bool = true, progress: ProgressBar? = nil, savingIndexOnOneCore: Bool = false,
                                        _ body: (AddressBook) async throws -> Result) async throws -> Result {
         do {
             var options = AddressBook.OpenOptions(scans: scanning, addsMissingUIDs: addingMissingUIDs,
                                                   scanProgress: progress?.reporter(scanStep))
             // A command exits soon after closing its book: the system takes the index's memory back then.
             options.keepsIndexUntilExit = true
+            options.savesIndexOnOneCore = savingIndexOnOneCore
             return try await AddressBook.withOpen(at: URL(fileURLWithPath: directory), options: options) { book in
                 for note in await book.openingNotes { StandardError.print("cardsync: note: \(note)") }
                 if reportsScan, let scan = await book.openingScan {
