@@ -398,6 +398,60 @@ public actor Database {
         return object
     }
 
+    /// ``render(_:revision:options:)``'s object as JSON text (the bytes its `serialized()`
+    /// gives), made without parsing the stored body when nothing is added after its members:
+    /// not a tombstone, no revision history asked, no other leaf when conflicts are asked, and
+    /// no `_attachments` in it (whose stubs are rendered). A body is stored as the compact JSON
+    /// text of its members in order (``JSONObject/serialized()``), which reading it and writing
+    /// it again gives back, so it follows `_id` and `_rev` as it is: a `_changes` feed with
+    /// documents costs copying each body instead of parsing and writing it. (Every stored line,
+    /// body included, was parsed when the database was opened.)
+    func renderedText(_ entry: DocumentEntry, revision: Revision, options: RenderOptions = RenderOptions()) throws(CouchError) -> [UInt8]? {
+        guard let node = entry.tree[revision], let location = node.body else { return nil }
+        let addsNothing = !node.isDeleted && !options.revisions && !options.revisionsInfo
+            && (!(options.conflicts || options.deletedConflicts) || entry.tree.leaves.count == 1)
+        if addsNothing, let text = Self.documentText(id: entry.id, revision: revision, storedBody: try journal.read(location)) {
+            return text
+        }
+        return try render(entry, revision: revision, options: options)?.serialized()
+    }
+
+    /// `{"_id":…,"_rev":…` followed by the members of `body`, the stored text of a document's
+    /// body; `nil` when `body` is not an object's text or may hold `_attachments`.
+    static func documentText(id: String, revision: Revision, storedBody body: [UInt8]) -> [UInt8]? {
+        guard body.count >= 2, body.first == UInt8(ascii: "{"), body.last == UInt8(ascii: "}"),
+              !contains(attachmentsKey, in: body) else { return nil }
+        var text: [UInt8] = []
+        text.reserveCapacity(body.count + id.utf8.count + revision.description.utf8.count + 20)
+        text.append(contentsOf: #"{"_id":"#.utf8)
+        JSONWriter.writeString(id, to: &text)
+        text.append(contentsOf: #","_rev":"#.utf8)
+        JSONWriter.writeString(revision.description, to: &text)
+        if body.count > 2 { text.append(UInt8(ascii: ",")) }
+        text.append(contentsOf: body[1...])
+        return text
+    }
+
+    /// `"_attachments"`: a body that holds these bytes anywhere (a member, or text that only
+    /// looks like one) is rendered from its parsed object.
+    private static let attachmentsKey = Array(#""_attachments""#.utf8)
+
+    /// Whether `pattern` occurs in `bytes`.
+    private static func contains(_ pattern: [UInt8], in bytes: [UInt8]) -> Bool {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return false }
+        return bytes.withUnsafeBufferPointer { haystack in
+            pattern.withUnsafeBufferPointer { needle in
+                var index = 0
+                let last = haystack.count - needle.count
+                while index <= last {
+                    if haystack[index] == first, memcmp(haystack.baseAddress! + index, needle.baseAddress!, needle.count) == 0 { return true }
+                    index += 1
+                }
+                return false
+            }
+        }
+    }
+
     // MARK: Local state.documents
 
     /// A `_local` document, with `_id` and `_rev`.
