@@ -180,9 +180,10 @@ struct BookIndex: Sendable {
         stamps.reserveCapacity(forSetting: count)
         touched.uids.reserveCapacity(touched.uids.count + count)
         touched.files.reserveCapacity(touched.files.count + count)
-        if let remote, syncStates[remote] != nil {
+        guard let remote else { return }
+        if syncStates[remote] != nil {
             syncStates[remote]!.reserveCapacity(forSetting: count)
-        } else if let remote {
+        } else {
             // Made when its first state is recorded, not now: a remote is known to the index
             // (and its snapshot) by the states it holds.
             awaitedRemote = (remote, count)

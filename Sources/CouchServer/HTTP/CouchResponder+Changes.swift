@@ -141,15 +141,19 @@ extension CouchResponder {
     /// The row of one change (its document rendered when the query includes documents); `nil`
     /// for a document without a winning revision.
     private func changeRow(_ change: Database.Change, _ database: Database, _ query: ChangesQuery) async throws(CouchError) -> JSONValue? {
-        guard var row = rowWithoutDocument(change, database, query), let winner = change.entry.winner else { return nil }
+        guard let (head, winner) = rowWithoutDocument(change, database, query) else { return nil }
+        var row = head
         if query.includeDocs {
             row["doc"] = (try await database.render(change.entry, revision: winner, options: query.options)).map(JSONValue.object) ?? .null
         }
         return .object(row)
     }
 
-    /// A change's row before its document: `seq`, `id`, `changes`, `deleted`.
-    private func rowWithoutDocument(_ change: Database.Change, _ database: Database, _ query: ChangesQuery) -> JSONObject? {
+    /// A change's row before its document (`seq`, `id`, `changes`, `deleted`), and the winning
+    /// revision it shows; `nil` for a document without one.
+    private func rowWithoutDocument(_ change: Database.Change, _ database: Database, _ query: ChangesQuery)
+        -> (row: JSONObject, winner: Revision)?
+    {
         let entry = change.entry
         guard let winner = entry.winner else { return nil }
         let revisions = query.allLeaves ? entry.tree.sortedLeaves : [winner]
@@ -159,27 +163,22 @@ extension CouchResponder {
             "changes": .array(revisions.map { .object(["rev": .string($0.description)]) }),
         ]
         if entry.isDeleted { row["deleted"] = .bool(true) }
-        return row
+        return (row, winner)
     }
 
-    /// ``changeRow(_:_:_:)``'s JSON text (the same bytes) appended to `buffer`, its document
-    /// written by ``Database/renderedText(_:revision:options:)``, which copies a stored body as
-    /// it is; `false` when the change has no row.
-    private func appendChangeRow(_ change: Database.Change, _ database: Database, _ query: ChangesQuery,
-                                 to buffer: inout [UInt8]) async throws(CouchError) -> Bool {
-        guard let row = rowWithoutDocument(change, database, query), let winner = change.entry.winner else { return false }
-        guard query.includeDocs else {
-            row.write(to: &buffer)
-            return true
-        }
-        let document = try await database.renderedText(change.entry, revision: winner, options: query.options)
+    /// ``changeRow(_:_:_:)``'s JSON text (the same bytes) appended to `buffer`, from the row
+    /// without its document and the revision it shows: the document is written by
+    /// ``Database/renderedText(_:revision:options:)``, which copies a stored body as it is.
+    private func appendChangeRow(_ row: JSONObject, winner: Revision, of change: Database.Change, _ database: Database,
+                                 _ query: ChangesQuery, to buffer: inout [UInt8]) async throws(CouchError) {
         row.write(to: &buffer)
+        guard query.includeDocs else { return }
+        let document = try await database.renderedText(change.entry, revision: winner, options: query.options)
         // The row's closing brace gives way to its last member, the document.
         buffer.removeLast()
         buffer.append(contentsOf: #","doc":"#.utf8)
         if let document { buffer.append(contentsOf: document) } else { buffer.append(contentsOf: "null".utf8) }
         buffer.append(UInt8(ascii: "}"))
-        return true
     }
 
     /// A `feed=normal` answer written row by row as each is rendered, in chunks of about 64 KiB,
@@ -201,13 +200,10 @@ extension CouchResponder {
             buffer.reserveCapacity(chunkSize + (chunkSize >> 2))
             var first = true
             for change in changes {
-                let start = buffer.count
+                guard let (row, winner) = rowWithoutDocument(change, database, query) else { continue }
                 if !first { buffer.append(0x2C) }
-                guard try await appendChangeRow(change, database, query, to: &buffer) else {
-                    buffer.removeSubrange(start...)
-                    continue
-                }
                 first = false
+                try await appendChangeRow(row, winner: winner, of: change, database, query, to: &buffer)
                 if buffer.count >= chunkSize {
                     try await writer.write(ByteBuffer(bytes: buffer))
                     buffer.removeAll(keepingCapacity: true)

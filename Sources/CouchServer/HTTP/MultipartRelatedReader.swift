@@ -56,7 +56,7 @@ struct MultipartRelatedReader {
                 pending.removeAll()
                 return events
             case .preamble:
-                guard let found = Self.find(delimiter, in: pending) else {
+                guard let found = pending.firstIndex(ofBytes: delimiter) else {
                     pending.removeFirst(max(0, pending.count - delimiter.count))
                     return events
                 }
@@ -65,7 +65,7 @@ struct MultipartRelatedReader {
                 pending.removeFirst(found + delimiter.count + 2)
                 state = after == Array("--".utf8) ? .finished : .headers
             case .headers:
-                guard let end = Self.find(Array("\r\n\r\n".utf8), in: pending) else {
+                guard let end = pending.firstIndex(ofBytes: Array("\r\n\r\n".utf8)) else {
                     if pending.count > 64 * 1024 { throw CouchError(.badRequest, reason: "multipart part headers too long") }
                     if pending.starts(with: Array("\r\n".utf8)) {
                         // A part without headers.
@@ -85,7 +85,7 @@ struct MultipartRelatedReader {
                 events.append(.partStarted(headers: headers))
                 state = .body
             case .body:
-                if let found = Self.find(delimiter, in: pending) {
+                if let found = pending.firstIndex(ofBytes: delimiter) {
                     guard pending.count >= found + delimiter.count + 2 else { return events }
                     if found > 0 { events.append(.bytes(Array(pending[..<found]))) }
                     events.append(.partEnded)
@@ -103,16 +103,5 @@ struct MultipartRelatedReader {
                 }
             }
         }
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count, let first = needle.first else { return nil }
-        var index = 0
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
     }
 }

@@ -420,7 +420,7 @@ public actor Database {
     /// body; `nil` when `body` is not an object's text or may hold `_attachments`.
     static func documentText(id: String, revision: Revision, storedBody body: [UInt8]) -> [UInt8]? {
         guard body.count >= 2, body.first == UInt8(ascii: "{"), body.last == UInt8(ascii: "}"),
-              !contains(attachmentsKey, in: body) else { return nil }
+              body.firstIndex(ofBytes: attachmentsKey) == nil else { return nil }
         var text: [UInt8] = []
         text.reserveCapacity(body.count + id.utf8.count + revision.description.utf8.count + 20)
         text.append(contentsOf: #"{"_id":"#.utf8)
@@ -435,22 +435,6 @@ public actor Database {
     /// `"_attachments"`: a body that holds these bytes anywhere (a member, or text that only
     /// looks like one) is rendered from its parsed object.
     private static let attachmentsKey = Array(#""_attachments""#.utf8)
-
-    /// Whether `pattern` occurs in `bytes`.
-    private static func contains(_ pattern: [UInt8], in bytes: [UInt8]) -> Bool {
-        guard let first = pattern.first, bytes.count >= pattern.count else { return false }
-        return bytes.withUnsafeBufferPointer { haystack in
-            pattern.withUnsafeBufferPointer { needle in
-                var index = 0
-                let last = haystack.count - needle.count
-                while index <= last {
-                    if haystack[index] == first, memcmp(haystack.baseAddress! + index, needle.baseAddress!, needle.count) == 0 { return true }
-                    index += 1
-                }
-                return false
-            }
-        }
-    }
 
     // MARK: Local state.documents
 
