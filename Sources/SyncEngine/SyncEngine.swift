@@ -64,7 +64,7 @@ public struct SyncEngine: Sendable {
         do {
             if options.reset && !options.dryRun { try await book.forgetSyncState(remote: remote) }
             try await checkLocalEmptied()
-            let (exists, since, documentCount) = try await openRemote(&report)
+            let (exists, since, documentCount, serverCheckpoint) = try await openRemote(&report)
             let feed: Feed
             let plan: PullOutcome
             if exists, since == nil, !options.dryRun, await book.isBlank(remote: remote) {
@@ -97,7 +97,7 @@ public struct SyncEngine: Sendable {
             }
             if !options.dryRun, exists || report.createdDatabase, let position = report.checkpoint,
                since.map(Self.text(of:)) != position {
-                try await saveServerCheckpoint(position)
+                try await saveServerCheckpoint(position, known: serverCheckpoint)
             }
         } catch let error as CouchClientError {
             throw Self.syncError(error, remote: remote)
@@ -154,27 +154,39 @@ public struct SyncEngine: Sendable {
         get async { "cardsync-" + (await book.identifier) }
     }
 
+    /// What a run knows of its checkpoint document on the server (``checkpointDocumentID``).
+    enum ServerCheckpoint: Sendable, Equatable {
+        /// The run did not read it.
+        case unread
+        /// Read when the run began: its revision then, or `nil` when it was not there.
+        case read(revision: JSONValue?)
+    }
+
     /// Whether the database exists (creating it when allowed) and the checkpoint both sides
     /// agree on. With a checkpoint here, reading the server's copy of it shows the database
     /// exists, so a sync with nothing to do makes two requests (this and the changes feed).
-    /// `documentCount`: the live documents the database reported, when it was asked.
-    private func openRemote(_ report: inout SyncReport) async throws -> (exists: Bool, since: CouchSequence?, documentCount: Int?) {
+    /// `documentCount`: the live documents the database reported, when it was asked;
+    /// `serverCheckpoint`: what reading the server's copy found, so that saving the new position
+    /// at the end does not read it again.
+    private func openRemote(_ report: inout SyncReport) async throws
+        -> (exists: Bool, since: CouchSequence?, documentCount: Int?, serverCheckpoint: ServerCheckpoint) {
         guard !(options.reset && options.dryRun), let local = await book.checkpoint(remote: remote) else {
             let (exists, documentCount) = try await prepareDatabase(&report)
-            return (exists, nil, documentCount)
+            return (exists, nil, documentCount, .unread)
         }
         let serverSide = try await database.localDocument(id: await checkpointDocumentID)
+        let serverCheckpoint = ServerCheckpoint.read(revision: serverSide?["_rev"])
         guard let serverSide, let stored = serverSide["last_seq"] else {
             // No checkpoint there: a missing database, or one that never saw this book.
             let (exists, documentCount) = try await prepareDatabase(&report)
             logger.debug("no checkpoint on the server; reading the changes feed from the start", metadata: ["journal": "\(local)"])
-            return (exists, nil, documentCount)
+            return (exists, nil, documentCount, serverCheckpoint)
         }
         guard Self.text(of: CouchSequence(stored)) == local else {
             logger.debug("checkpoints disagree; reading the changes feed from the start", metadata: ["journal": "\(local)"])
-            return (true, nil, nil)
+            return (true, nil, nil, serverCheckpoint)
         }
-        return (true, CouchSequence(stored), nil)
+        return (true, CouchSequence(stored), nil, serverCheckpoint)
     }
 
     /// The feed position just past this sync's own writes, when they are all that changed on the
@@ -206,7 +218,10 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    private func saveServerCheckpoint(_ position: String) async throws {
+    /// Saves `position` in this book's checkpoint document on the server (`_local`, not
+    /// replicated). `known`: what the run read of that document when it began; its revision is
+    /// used as it is, and read again only when the server refuses it (a second writer).
+    private func saveServerCheckpoint(_ position: String, known: ServerCheckpoint) async throws {
         let id = await checkpointDocumentID
         var document: JSONObject = [
             "last_seq": Self.sequence(fromText: position).value,
@@ -214,7 +229,14 @@ public struct SyncEngine: Sendable {
             "updated": .string(UTCTimestamp.format(milliseconds: book.clock.now())),
         ]
         for attempt in 0..<3 {
-            if let existing = try await database.localDocument(id: id), let revision = existing["_rev"] { document["_rev"] = revision }
+            document["_rev"] = nil
+            if attempt == 0, case .read(let revision) = known {
+                // Read when this run began: not read again (one request less). Another writer
+                // since then makes the server refuse the revision (409), and it is read below.
+                document["_rev"] = revision
+            } else if let existing = try await database.localDocument(id: id), let revision = existing["_rev"] {
+                document["_rev"] = revision
+            }
             do {
                 try await database.putLocalDocument(id: id, document)
                 return

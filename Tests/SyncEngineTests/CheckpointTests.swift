@@ -55,6 +55,44 @@ import TestSupport
     }
 
     @Test(arguments: Endpoint.all)
+    func savingTheNewPositionUsesTheRevisionOfTheCheckpointReadWhenTheSyncBegan(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 3)
+            try await sync(a, remote)
+            let localID = "cardsync-" + (try await AddressBook.withOpen(at: a) { await $0.identifier })
+
+            // A sync that moves the checkpoint reads the server's copy once, as it begins, and
+            // saves the new position over the revision it read then.
+            try a.write(card("c1", "Person C1", note: "edited"), to: "c1.vcf")
+            let requests = RequestLog()
+            let report = try await sync(a, remote, wrap: { RecordingTransport(base: $0, log: requests) })
+            #expect(report.pushedCounts == (0, 1, 0) && report.problems.isEmpty)
+            #expect(await requests.methods(containing: "/_local/") == ["GET", "PUT"])
+            let saved = try #require(try await remote.db.localDocument(id: localID))
+            #expect(saved["last_seq"].map(sequenceText) == report.checkpoint)
+
+            // Another writer changes the checkpoint document while the sync pushes: the revision
+            // read at the start is refused (409), so it is read again and the position saved.
+            try a.write(card("c2", "Person C2", note: "edited"), to: "c2.vcf")
+            let raced = RequestLog()
+            let racedReport = try await sync(a, remote, wrap: {
+                RewritingCheckpointDuringPush(base: RecordingTransport(base: $0, log: raced), database: remote.db, id: localID)
+            })
+            #expect(racedReport.pushedCounts == (0, 1, 0) && racedReport.problems.isEmpty)
+            #expect(await raced.methods(containing: "/_local/") == ["GET", "PUT", "GET", "PUT"])
+            let resaved = try #require(try await remote.db.localDocument(id: localID))
+            #expect(resaved["last_seq"].map(sequenceText) == racedReport.checkpoint)
+            #expect(racedReport.checkpoint != report.checkpoint)
+
+            // The next sync finds both checkpoints in agreement and reads the feed from there.
+            let next = RequestLog()
+            #expect(!(try await sync(a, remote, wrap: { RecordingTransport(base: $0, log: next) })).hasChanges)
+            #expect(try await next.changesSince() == [racedReport.checkpoint])
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
     func aChangesFeedReadInSeveralPagesBringsEveryChange(endpoint: Endpoint) async throws {
         try await withRemote(endpoint) { remote in
             let a = try makeBook("a")
@@ -120,7 +158,17 @@ func sequenceText(_ value: JSONValue) -> String {
 /// The URLs a sync requested, in order.
 actor RequestLog {
     private(set) var urls: [String] = []
-    func append(_ url: String) { urls.append(url) }
+    /// The method of each request in ``urls``.
+    private(set) var methods: [String] = []
+    func append(_ url: String, method: String = "GET") {
+        urls.append(url)
+        methods.append(method)
+    }
+
+    /// The methods of the requests whose URL contains `fragment`, in order.
+    func methods(containing fragment: String) -> [String] {
+        zip(methods, urls).filter { $0.1.contains(fragment) }.map(\.0)
+    }
 
     /// The `since` of each `_changes` request (`nil` when it read from the start).
     func changesSince() throws -> [String?] {
@@ -136,7 +184,32 @@ struct RecordingTransport: CouchTransport {
     var base: any CouchTransport
     var log: RequestLog
     func send(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPResponse {
-        await log.append(request.url)
+        await log.append(request.url, method: request.method)
+        return try await base.send(request, timeout: timeout)
+    }
+}
+
+/// A transport that, before passing on the first `_bulk_docs` request, saves the `_local`
+/// document `id` again through `database` (another client), as a second writer would.
+actor RewritingCheckpointDuringPush: CouchTransport {
+    let base: any CouchTransport
+    let database: CouchDatabase
+    let id: String
+    private var rewritten = false
+
+    init(base: any CouchTransport, database: CouchDatabase, id: String) {
+        self.base = base
+        self.database = database
+        self.id = id
+    }
+
+    func send(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPResponse {
+        if !rewritten, request.method == "POST", request.url.contains("/_bulk_docs") {
+            rewritten = true
+            var document = try #require(try await database.localDocument(id: id))
+            document["rewrittenBy"] = .string("another writer")
+            try await database.putLocalDocument(id: id, document)
+        }
         return try await base.send(request, timeout: timeout)
     }
 }
