@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads one card written in the plain syntax of vCard 3.0 and 4.0 — every logical line a
 /// property, folded only by a leading space or tab, in UTF-8, without 2.1 encodings — without
 /// the full reader's set-up, checks and diagnostics.
@@ -77,19 +85,21 @@ public enum PlainCardReader {
     }
 
     /// The lines of the card split at LF (a CR right before it is part of the line end); `nil`
-    /// when a carriage return stands anywhere else or a line is longer than the limit.
+    /// when a carriage return stands anywhere else or a line is longer than the limit. Each line
+    /// end and stray carriage return is found with `memchr` (a byte loop was a sixth of this
+    /// reader's time, most of a card's bytes being a photo's folded lines).
     private static func physicalLines(_ buffer: UnsafeBufferPointer<UInt8>, firstLine: Int, maximumLineBytes: Int) -> [PhysicalLine]? {
         var lines: [PhysicalLine] = []
         lines.reserveCapacity(24)
+        guard let base = buffer.baseAddress else { return lines }
         var start = 0
         var number = firstLine
         let count = buffer.count
         while start < count {
-            var end = start
-            while end < count && buffer[end] != 0x0A {
-                if buffer[end] == 0x0D && (end + 1 == count || buffer[end + 1] != 0x0A) { return nil }
-                end += 1
-            }
+            let end = memchr(base + start, 0x0A, count - start).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
+            // A carriage return may stand only right before the line's LF.
+            let bareReturnsEnd = end < count ? end - 1 : end
+            if bareReturnsEnd > start, memchr(base + start, 0x0D, bareReturnsEnd - start) != nil { return nil }
             let contentEnd = end > start && buffer[end - 1] == 0x0D ? end - 1 : end
             guard contentEnd - start <= maximumLineBytes else { return nil }
             let next = end < count ? end + 1 : end
