@@ -1,7 +1,6 @@
 import ContactStore
 import Foundation
 import Testing
-import VCardKit
 
 /// Room made in the index before a first pull (`reserveCapacity(forAdding:remote:)`, from the
 /// remote's `doc_count`): it changes how fast the index fills, never what it holds, whatever the
@@ -12,10 +11,7 @@ import VCardKit
     /// `count` contacts as a remote gives them, revision `1-r<i>`.
     static func versions(_ count: Int) throws -> [RemoteChange] {
         try (0..<count).map { index in
-            let bytes = Array(cardText(uid: "p\(index)", name: "Person \(index)", email: "p\(index)@example.org").utf8)
-            let card = try #require(try VCardReader.read(bytes).cards.first)
-            return .version(RemoteVersion(uid: "p\(index)", bytes: bytes, hash: ContentHash(of: card), name: "Person \(index)",
-                                          isGeneratedUID: false, revision: "1-r\(index)"))
+            try remoteVersion(uid: "p\(index)", name: "Person \(index)", email: "p\(index)@example.org", revision: "1-r\(index)")
         }
     }
 

@@ -2,7 +2,6 @@ import ContactStore
 import Foundation
 import Testing
 import TestSupport
-import VCardKit
 
 /// A pull that changes several contacts of one file (a file holding several cards, as other
 /// programs write them) in one batch: each change leaves the file as the ones before it left
@@ -19,9 +18,7 @@ import VCardKit
     }
 
     static func version(_ uid: String, _ name: String, email: String) throws -> RemoteChange {
-        let bytes = Array(cardText(uid: uid, name: name, email: email).utf8)
-        let card = try #require(try VCardReader.read(bytes).cards.first)
-        return .version(RemoteVersion(uid: uid, bytes: bytes, hash: ContentHash(of: card), name: name, isGeneratedUID: false, revision: "2-x"))
+        try remoteVersion(uid: uid, name: name, email: email, revision: "2-x")
     }
 
     /// The live contacts by UID with the file each is in, and what the next opening's scan finds.

@@ -1,7 +1,6 @@
 @testable import ContactStore
 import Foundation
 import Testing
-import VCardKit
 
 /// Saving the index snapshot: after its summary, its last two parts are made at once (one on
 /// each core) and put together into one file; or, to use the least memory (an import), made one
@@ -16,12 +15,7 @@ import VCardKit
         let folder = try makeBook("snapshot-parts")
         var options = AddressBook.OpenOptions()
         options.savesIndexOnOneCore = onOneCore
-        let changes: [RemoteChange] = try (0..<count).map { index in
-            let bytes = Array(cardText(uid: "p\(index)", name: "Person \(index)").utf8)
-            let card = try #require(try VCardReader.read(bytes).cards.first)
-            return .version(RemoteVersion(uid: "p\(index)", bytes: bytes, hash: ContentHash(of: card), name: "Person \(index)",
-                                          isGeneratedUID: false, revision: "1-r\(index)"))
-        }
+        let changes = try (0..<count).map { index in try remoteVersion(uid: "p\(index)", name: "Person \(index)", revision: "1-r\(index)") }
         try await AddressBook.withOpen(at: folder, options: options) { book in _ = try await book.applyRemote(changes, remote: remote) }
         return folder
     }

@@ -1,6 +1,8 @@
 import ContactStore
 import Foundation
+import Testing
 import TestSupport
+import VCardKit
 
 /// A new, empty address book in its own temporary folder.
 func makeBook(_ label: String = "book") throws -> URL {
@@ -18,6 +20,14 @@ func cardText(uid: String?, name: String, email: String? = nil, version: String 
     if let email { lines.append("EMAIL:\(email)") }
     lines.append("END:VCARD")
     return lines.joined(separator: "\r\n") + "\r\n"
+}
+
+/// The contact `uid` as a remote gives it: ``cardText(uid:name:email:version:)`` at `revision`.
+func remoteVersion(uid: String, name: String, email: String? = nil, revision: String) throws -> RemoteChange {
+    let bytes = Array(cardText(uid: uid, name: name, email: email).utf8)
+    let card = try #require(try VCardReader.read(bytes).cards.first)
+    return .version(RemoteVersion(uid: uid, bytes: bytes, hash: ContentHash(of: card), name: name, isGeneratedUID: false,
+                                  revision: revision))
 }
 
 extension URL {

@@ -160,7 +160,7 @@ actor RequestLog {
     private(set) var urls: [String] = []
     /// The method of each request in ``urls``.
     private(set) var methods: [String] = []
-    func append(_ url: String, method: String = "GET") {
+    func append(_ url: String, method: String) {
         urls.append(url)
         methods.append(method)
     }

@@ -287,12 +287,12 @@ struct CuttingTransport: CouchTransport {
     var log: RequestLog
 
     func send(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPResponse {
-        await log.append(request.url)
+        await log.append(request.url, method: request.method)
         return try await base.send(request, timeout: timeout)
     }
 
     func stream(_ request: CouchHTTPRequest, timeout: Duration) async throws -> CouchHTTPStreamingResponse {
-        await log.append(request.url)
+        await log.append(request.url, method: request.method)
         let response = try await base.stream(request, timeout: timeout)
         let streams = await log.urls.filter { $0.contains("include_docs=true") }.count
         guard request.url.contains("include_docs=true"), streams == 1 else { return response }

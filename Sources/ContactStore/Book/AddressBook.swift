@@ -364,9 +364,7 @@ public actor AddressBook {
             _ = unlink(secondPart)
         }
         if failure == nil {
-            let fd = open(temporary, O_WRONLY | O_CLOEXEC)
-            if fd < 0 || fsync(fd) != 0 { failure = .io(temporary, "cannot sync the index", errno: errno) }
-            if fd >= 0 { POSIX.closeFile(fd) }
+            do throws(ContactStoreError) { try POSIX.sync(temporary) } catch { failure = error }
         }
         if let failure {
             _ = unlink(temporary)
