@@ -111,6 +111,16 @@ import TestSupport
                 "\(`case`.0), selecting")
     }
 
+    @Test func leavesTheCardToTheFullReaderWhenALineNotSelectedHasParametersItDrops() throws {
+        // The quotes pair up on the ORG line, but the second opens a quoted TYPE value that never
+        // closes: the full reader finds no value, drops the line and keeps its bytes with FN's.
+        let card = Array("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nORG;X-A=a\"b;TYPE=c\"d:e\r\nEND:VCARD\r\n".utf8)
+        let full = try VCardReader.read(card, sourceName: "t")
+        #expect(full.cards.first?.properties.map(\.name) == ["VERSION", "FN"])
+        #expect(PlainCardReader.read(card[...], sourceName: "t", selecting: ["FN"]) == nil)
+        #expect(PlainCardReader.read(card[...], sourceName: "t") == nil)
+    }
+
     @Test func readsFoldsGroupsBareParametersAndUTF8() throws {
         let text = "BEGIN:VCARD\r\nVERSION:3.0\r\nitem1.EMAIL;TYPE=INTERNET,pref;HOME:ada@example.com\r\nTEL;TYPE=\"cell,voice\";X-A=\"a;b:c,d\";X-B=e,f^n^^^'^x:+1 555\r\nFN:Ad\r\n a Lové\r\n lace\r\nNOTE:x\\, y\r\nEND:VCARD\r\n"
         let frame = try #require(Self.frames(Array(text.utf8), source: "t").first)

@@ -181,13 +181,25 @@ public enum PlainCardReader {
             if byte == 0x22 {
                 quoted.toggle()
             } else if byte == 0x3A && !quoted {
-                return upper
+                break
             } else if (byte == 0x3B || byte == 0x3D) && buffer.matchesUppercase("QUOTED-PRINTABLE", at: scan + 1, end: line.contentEnd) {
                 return nil
             }
             scan += 1
         }
-        return nil
+        guard scan < line.contentEnd else { return nil }
+        // Quotes that pair up are not enough: the parameters are read as the full reader reads
+        // them (a quote opens a value only at its start, or anywhere in TYPE), so that a line
+        // whose value it cannot find — it drops such a line and keeps its bytes with the
+        // property before — is left to it even when the line is not selected.
+        let first = UnsafeBufferPointer(rebasing: buffer[line.start..<line.contentEnd])
+        var end = position - line.start
+        while end < first.count && first[end] == 0x3B {
+            guard let (_, next) = parameter(first, at: end + 1) else { return nil }
+            end = next
+        }
+        guard end < first.count, first[end] == 0x3A else { return nil }
+        return upper
     }
 
     /// One unfolded logical line as a property, or `nil` when the full reader must read it.
