@@ -121,6 +121,14 @@ import TestSupport
         #expect(PlainCardReader.read(card[...], sourceName: "t") == nil)
     }
 
+    @Test func readsAroundALineNotSelectedWhoseValueIsEncoded() throws {
+        // A 3.0 photo in base64 is not decoded when PHOTO is not selected: the card keeps the fast path.
+        let card = Array("BEGIN:VCARD\r\nVERSION:3.0\r\nFN:A\r\nPHOTO;ENCODING=b;TYPE=JPEG:AAAA\r\nPHOTO;B:AAAA\r\nEND:VCARD\r\n".utf8)
+        let fast = try #require(PlainCardReader.read(card[...], sourceName: "t", selecting: ["FN"]))
+        #expect(fast.properties.map(\.name) == ["VERSION", "FN"])
+        #expect(PlainCardReader.read(card[...], sourceName: "t") == nil)
+    }
+
     @Test func readsFoldsGroupsBareParametersAndUTF8() throws {
         let text = "BEGIN:VCARD\r\nVERSION:3.0\r\nitem1.EMAIL;TYPE=INTERNET,pref;HOME:ada@example.com\r\nTEL;TYPE=\"cell,voice\";X-A=\"a;b:c,d\";X-B=e,f^n^^^'^x:+1 555\r\nFN:Ad\r\n a Lové\r\n lace\r\nNOTE:x\\, y\r\nEND:VCARD\r\n"
         let frame = try #require(Self.frames(Array(text.utf8), source: "t").first)

@@ -173,32 +173,22 @@ public enum PlainCardReader {
             }
             return length
         }
-        // The parameters, up to the value's ':' outside quotes, which must be on this line.
-        var quoted = false
-        var scan = position
-        while scan < line.contentEnd {
-            let byte = buffer[scan]
-            if byte == 0x22 {
-                quoted.toggle()
-            } else if byte == 0x3A && !quoted {
-                break
-            } else if (byte == 0x3B || byte == 0x3D) && buffer.matchesUppercase("QUOTED-PRINTABLE", at: scan + 1, end: line.contentEnd) {
-                return nil
-            }
-            scan += 1
-        }
-        guard scan < line.contentEnd else { return nil }
-        // Quotes that pair up are not enough: the parameters are read as the full reader reads
-        // them (a quote opens a value only at its start, or anywhere in TYPE), so that a line
-        // whose value it cannot find — it drops such a line and keeps its bytes with the
-        // property before — is left to it even when the line is not selected.
+        // The parameters, read as the full reader reads them (a quote opens a value only at its
+        // start, or anywhere in TYPE), up to the value's ':', which must be on this line: a line
+        // whose value the full reader cannot find — it drops the line and keeps its bytes with
+        // the property before — is left to it even when the line is not selected. An encoding
+        // does not matter here (the value is decoded only if the line is selected), except
+        // quoted-printable, whose soft line breaks move where the line ends.
         let first = UnsafeBufferPointer(rebasing: buffer[line.start..<line.contentEnd])
         var end = position - line.start
         while end < first.count && first[end] == 0x3B {
-            guard let (_, next) = parameter(first, at: end + 1) else { return nil }
+            guard let (_, next) = parameter(first, at: end + 1, refusingEncodings: false) else { return nil }
             end = next
         }
         guard end < first.count, first[end] == 0x3A else { return nil }
+        for scan in position..<(line.start + end) where buffer[scan] == 0x3B || buffer[scan] == 0x3D {
+            if buffer.matchesUppercase("QUOTED-PRINTABLE", at: scan + 1, end: line.contentEnd) { return nil }
+        }
         return upper
     }
 
@@ -261,8 +251,10 @@ public enum PlainCardReader {
     /// The parameter that starts at `start` (after its `;`) and the index of the `;` or `:` that
     /// ends it, read as the full reader reads it: `NAME=v1,v2` (values in double quotes may hold
     /// `;`, `:` and, except in `TYPE`, `,`), or a bare value whose name is implied. `nil` for what
-    /// the full reader decodes or reports: the encodings and charsets, an unclosed quote, an empty parameter, a name with characters names cannot have.
-    private static func parameter(_ p: UnsafeBufferPointer<UInt8>, at start: Int) -> (VCardParameter, Int)? {
+    /// the full reader decodes or reports: the encodings and charsets (unless `refusingEncodings`
+    /// is false, for a line whose value is not read), an unclosed quote, an empty parameter, a
+    /// name with characters names cannot have.
+    private static func parameter(_ p: UnsafeBufferPointer<UInt8>, at start: Int, refusingEncodings: Bool = true) -> (VCardParameter, Int)? {
         let count = p.count
         var position = start
         while position < count, p[position] != 0x3D, p[position] != 0x3B, p[position] != 0x3A {
@@ -274,11 +266,11 @@ public enum PlainCardReader {
             // A bare value (vCard 2.1 style): its name is implied.
             let value = String(decoding: UnsafeBufferPointer(rebasing: p[start..<position]), as: UTF8.self)
             let name = CardParser.inferredParameterName(for: value)
-            guard name != "ENCODING" else { return nil }
+            guard name != "ENCODING" || !refusingEncodings else { return nil }
             return (VCardParameter(name: name, values: [value], isNameless: true), position)
         }
         let name = String(decoding: UnsafeBufferPointer(rebasing: p[start..<position]), as: UTF8.self)
-        guard !name.equalsIgnoringASCIICase("ENCODING"), !name.equalsIgnoringASCIICase("CHARSET") else { return nil }
+        guard !refusingEncodings || (!name.equalsIgnoringASCIICase("ENCODING") && !name.equalsIgnoringASCIICase("CHARSET")) else { return nil }
         let isType = name.equalsIgnoringASCIICase("TYPE")
         let isSingleValued = name.equalsIgnoringASCIICase("LABEL") || name.equalsIgnoringASCIICase("GEO") || name.equalsIgnoringASCIICase("TZ")
         position += 1
