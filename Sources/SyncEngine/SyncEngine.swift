@@ -33,6 +33,7 @@ public struct SyncEngine: Sendable {
     let options: SyncOptions
     let logger: Logger
     let resolver: ConflictResolver
+    let prefetch: RemotePrefetch?
 
     /// A sync of `book` with `database`.
     ///
@@ -42,14 +43,18 @@ public struct SyncEngine: Sendable {
     ///   - remote: the remote's key for the journal (``RemoteLocation/key``: no credentials).
     ///   - options: policy, dry run, batches.
     ///   - logger: where the engine logs (debug level).
+    ///   - prefetch: the first requests, started while `book` was opened (``RemotePrefetch``),
+    ///     for the same `database`, `remote` and `options`; what they read is used when it
+    ///     still applies.
     public init(book: AddressBook, database: CouchDatabase, remote: String, options: SyncOptions = SyncOptions(),
-                logger: Logger = Logger(label: "cardsync.sync")) {
+                logger: Logger = Logger(label: "cardsync.sync"), prefetch: RemotePrefetch? = nil) {
         self.book = book
         self.database = database
         self.remote = remote
         self.options = options
         self.logger = logger
         self.resolver = ConflictResolver(policy: options.policy)
+        self.prefetch = prefetch
     }
 
     /// Runs the sync.
@@ -64,7 +69,7 @@ public struct SyncEngine: Sendable {
         do {
             if options.reset && !options.dryRun { try await book.forgetSyncState(remote: remote) }
             try await checkLocalEmptied()
-            let (exists, since, documentCount, serverCheckpoint) = try await openRemote(&report)
+            let (exists, since, documentCount, serverCheckpoint, prefetchedFeed) = try await openRemote(&report)
             let feed: Feed
             let plan: PullOutcome
             if exists, since == nil, !options.dryRun, await book.isBlank(remote: remote) {
@@ -74,7 +79,12 @@ public struct SyncEngine: Sendable {
                 let (lastSequence, outcome) = try await pullIntoBlankBook(report: &report)
                 (feed, plan) = (Feed(changes: [], lastSequence: lastSequence), outcome)
             } else {
-                feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
+                if let prefetchedFeed {
+                    feed = prefetchedFeed
+                    options.progress?(SyncProgress(phase: .reading, done: feed.changes.count, total: nil))
+                } else {
+                    feed = exists ? try await readFeed(since: since) : Feed(changes: [], lastSequence: nil)
+                }
                 // Nothing changed remotely since the checkpoint: the pull needs no sync state.
                 let quietFeed = feed.changes.isEmpty && since != nil
                 plan = try await pull(feed, isComplete: since == nil, since: since, states: quietFeed ? [:] : await syncStates(for: feed),
@@ -151,7 +161,12 @@ public struct SyncEngine: Sendable {
 
     /// The id of this book's checkpoint document on the server.
     var checkpointDocumentID: String {
-        get async { "cardsync-" + (await book.identifier) }
+        get async { Self.checkpointDocumentID(forBook: await book.identifier) }
+    }
+
+    /// The id of the checkpoint document of the book with ``AddressBook/identifier`` `identifier`.
+    static func checkpointDocumentID(forBook identifier: String) -> String {
+        "cardsync-" + identifier
     }
 
     /// What a run knows of its checkpoint document on the server (``checkpointDocumentID``).
@@ -167,12 +182,17 @@ public struct SyncEngine: Sendable {
     /// exists, so a sync with nothing to do makes two requests (this and the changes feed).
     /// `documentCount`: the live documents the database reported, when it was asked;
     /// `serverCheckpoint`: what reading the server's copy found, so that saving the new position
-    /// at the end does not read it again.
+    /// at the end does not read it again; `feed`: the changes feed since `since`, when the
+    /// ``RemotePrefetch`` read it while the book was opened.
     private func openRemote(_ report: inout SyncReport) async throws
-        -> (exists: Bool, since: CouchSequence?, documentCount: Int?, serverCheckpoint: ServerCheckpoint) {
+        -> (exists: Bool, since: CouchSequence?, documentCount: Int?, serverCheckpoint: ServerCheckpoint, feed: Feed?) {
         guard !(options.reset && options.dryRun), let local = await book.checkpoint(remote: remote) else {
             let (exists, documentCount) = try await prepareDatabase(&report)
-            return (exists, nil, documentCount, .unread)
+            return (exists, nil, documentCount, .unread, nil)
+        }
+        if let prefetched = try await prefetch?.fetched(agreeingWith: local), let stored = prefetched.serverSide?["last_seq"] {
+            // Read while the book was opened, and still what both sides agree on.
+            return (true, CouchSequence(stored), nil, .read(revision: prefetched.serverSide?["_rev"]), try prefetched.feed?.get())
         }
         let serverSide = try await database.localDocument(id: await checkpointDocumentID)
         let serverCheckpoint = ServerCheckpoint.read(revision: serverSide?["_rev"])
@@ -180,13 +200,13 @@ public struct SyncEngine: Sendable {
             // No checkpoint there: a missing database, or one that never saw this book.
             let (exists, documentCount) = try await prepareDatabase(&report)
             logger.debug("no checkpoint on the server; reading the changes feed from the start", metadata: ["journal": "\(local)"])
-            return (exists, nil, documentCount, serverCheckpoint)
+            return (exists, nil, documentCount, serverCheckpoint, nil)
         }
         guard Self.text(of: CouchSequence(stored)) == local else {
             logger.debug("checkpoints disagree; reading the changes feed from the start", metadata: ["journal": "\(local)"])
-            return (true, nil, nil, serverCheckpoint)
+            return (true, nil, nil, serverCheckpoint, nil)
         }
-        return (true, CouchSequence(stored), nil, serverCheckpoint)
+        return (true, CouchSequence(stored), nil, serverCheckpoint, nil)
     }
 
     /// The feed position just past this sync's own writes, when they are all that changed on the
@@ -260,7 +280,7 @@ public struct SyncEngine: Sendable {
 
     // MARK: - Reading the feed
 
-    struct Feed {
+    struct Feed: Sendable {
         /// The latest change per contact document, in feed order.
         var changes: [Change]
         var lastSequence: CouchSequence?
@@ -268,12 +288,18 @@ public struct SyncEngine: Sendable {
 
     /// Every contact change since `since`, without bodies (small: ids and revisions), the latest per document.
     func readFeed(since: CouchSequence?) async throws -> Feed {
+        try await Self.readFeed(from: database, since: since, pageSize: options.changesPageSize, progress: options.progress)
+    }
+
+    /// Every contact change of `database` since `since`, read in pages of `pageSize`.
+    static func readFeed(from database: CouchDatabase, since: CouchSequence?, pageSize: Int,
+                         progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Feed {
         var latest: [String: Int] = [:]
         var changes: [Change] = []
         var position = since
         var last: CouchSequence?
         while true {
-            let page = try await database.changes(ChangesRequest(since: position, limit: options.changesPageSize, allRevisions: true))
+            let page = try await database.changes(ChangesRequest(since: position, limit: pageSize, allRevisions: true))
             for change in page.results where change.id.hasPrefix(ContactDocument.idPrefix) {
                 if let index = latest[change.id] {
                     changes[index] = change
@@ -284,8 +310,8 @@ public struct SyncEngine: Sendable {
             }
             last = page.lastSequence
             position = page.lastSequence
-            options.progress?(SyncProgress(phase: .reading, done: changes.count, total: nil))
-            if page.results.count < options.changesPageSize || page.pending == 0 { break }
+            progress?(SyncProgress(phase: .reading, done: changes.count, total: nil))
+            if page.results.count < pageSize || page.pending == 0 { break }
         }
         return Feed(changes: changes, lastSequence: last)
     }

@@ -146,11 +146,22 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             return try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: attempts),
                                               authentication: cookie ? .cookie : .basic) { client, counter in
-                try await BookSession.open(book, progress: progress) { addressBook in
-                    var report = try await SyncEngine(book: addressBook, database: client.database(choice.location.database),
-                                                      remote: choice.key, options: options).sync()
-                    report.requests = counter.count
+                let database = client.database(choice.location.database)
+                // The first requests go out while the book is opened and its folder walked (RemotePrefetch).
+                let prefetch = RemotePrefetch(database: database, remote: choice.key, options: options)
+                prefetch.start(bookAt: URL(fileURLWithPath: book))
+                do {
+                    let report = try await BookSession.open(book, progress: progress, indexOpened: { prefetch.bookOpened($0) }) { addressBook in
+                        var report = try await SyncEngine(book: addressBook, database: database, remote: choice.key, options: options,
+                                                          prefetch: prefetch).sync()
+                        report.requests = counter.count
+                        return report
+                    }
+                    await prefetch.finish()
                     return report
+                } catch {
+                    await prefetch.finish()
+                    throw error
                 }
             }
         } catch let error as SyncError {

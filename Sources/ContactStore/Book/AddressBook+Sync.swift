@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+public import Foundation
 public import VCardKit
 
 /// A change a sync brings from a remote into the address book.
@@ -655,16 +655,23 @@ extension AddressBook {
     /// A stable identifier of this address book (a UUID kept in `.cardsync/book-id`, made the
     /// first time it is asked for): names the book's checkpoints on servers.
     public var identifier: String {
-        let path = metaDirectory + "/book-id"
-        func stored() -> String? {
-            guard let (bytes, _) = try? POSIX.readFile(path) else { return nil }
-            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return text.isEmpty ? nil : text
-        }
-        if let id = stored() { return id }
+        if let id = Self.storedIdentifier(metaDirectory: metaDirectory) { return id }
         let id = UUID().uuidString.lowercased()
         try? POSIX.writeAtomically(Array((id + "\n").utf8), directory: metaDirectory, name: "book-id", replacing: false)
-        return stored() ?? id
+        return Self.storedIdentifier(metaDirectory: metaDirectory) ?? id
+    }
+
+    /// The ``identifier`` of the book at `url`, read without opening it (no lock taken); `nil`
+    /// when it has none yet (it never synced) or is no book.
+    public static func storedIdentifier(ofBookAt url: URL) -> String? {
+        storedIdentifier(metaDirectory: normalize(url) + "/.cardsync")
+    }
+
+    /// The identifier kept in `.cardsync/book-id`, or `nil` when there is none yet.
+    static func storedIdentifier(metaDirectory: String) -> String? {
+        guard let (bytes, _) = try? POSIX.readFile(metaDirectory + "/book-id") else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
     }
 }
 

@@ -38,6 +38,11 @@ public actor AddressBook {
         public var clock: WallClock
         /// Called as the opening scan reads files (see ``AddressBook/scan(addingMissingUIDs:progress:)``).
         public var scanProgress: (@Sendable (BookProgress) -> Void)?
+        /// Called once, as soon as opening has read the index and while the folder is still
+        /// being walked, with what the book knows by then (``IndexOpening``): work that needs it
+        /// but not the folder — a sync's first requests to its server — can go on from there
+        /// instead of waiting for the scan. Not called when opening fails before.
+        public var indexOpened: (@Sendable (IndexOpening) -> Void)?
         /// The most journal lines (and file entries) an index delta may cover before the base
         /// snapshot is rewritten; `nil`: ``IndexDelta/limit(liveCount:)``. For tests.
         var indexDeltaLimit: Int?
@@ -60,6 +65,13 @@ public actor AddressBook {
             self.clock = clock
             self.scanProgress = scanProgress
         }
+    }
+
+    /// What a book knows once opening has read its index, before its folder is scanned
+    /// (``OpenOptions/indexOpened``).
+    public struct IndexOpening: Sendable {
+        /// The last checkpoint recorded with each remote, by remote key (``AddressBook/checkpoint(remote:)``).
+        public let checkpoints: [String: String]
     }
 
     /// The book's folder (absolute, without a trailing slash).
@@ -260,6 +272,10 @@ public actor AddressBook {
             let clock = options.clock
             self.journal = try Journal(path: journalPath, lastSequence: summary.lastSequence, lineCount: summary.journalLines,
                                        now: { clock.now() })
+            if let indexOpened = options.indexOpened {
+                let checkpoints = if case .whole(let index, _, _, _) = opened { index.checkpoints } else { summary.checkpoints }
+                indexOpened(IndexOpening(checkpoints: checkpoints))
+            }
             let listing = await listed
             notes.append(contentsOf: Self.removeTemporaryFiles(listing?.names ?? [], in: directory))
             // What a save of the index snapshot killed halfway left (derived data, tens of

@@ -57,13 +57,17 @@ struct ProblemOutput: Encodable {
 /// scan found is reported on standard error, and `progress` (when given) shows the scan reading
 /// files.
 enum BookSession {
-    /// - Parameter savingIndexOnOneCore: see ``AddressBook/OpenOptions/savesIndexOnOneCore``.
+    /// - Parameters:
+    ///   - savingIndexOnOneCore: see ``AddressBook/OpenOptions/savesIndexOnOneCore``.
+    ///   - indexOpened: see ``AddressBook/OpenOptions/indexOpened``.
     static func open<Result: Sendable>(_ directory: String, scanning: Bool = true, addingMissingUIDs: Bool = false,
                                        reportsScan: Bool = true, progress: ProgressBar? = nil, savingIndexOnOneCore: Bool = false,
+                                       indexOpened: (@Sendable (AddressBook.IndexOpening) -> Void)? = nil,
                                        _ body: (AddressBook) async throws -> Result) async throws -> Result {
         do {
             var options = AddressBook.OpenOptions(scans: scanning, addsMissingUIDs: addingMissingUIDs,
                                                   scanProgress: progress?.reporter(scanStep))
+            options.indexOpened = indexOpened
             // A command exits soon after closing its book: the system takes the index's memory back then.
             options.keepsIndexUntilExit = true
             options.savesIndexOnOneCore = savingIndexOnOneCore

@@ -124,27 +124,49 @@ private func withAdminClient<Value: Sendable>(_ url: URL, _ body: (CouchClient) 
 }
 
 /// Syncs `book` with `remote` through the engine, over `transport` when given, the book opened
-/// with `clock`.
+/// with `clock`; as `cardsync sync` runs it, the first requests go out while the book is opened
+/// (``RemotePrefetch``) unless `prefetching` is false.
 @discardableResult
 func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false,
           dedupe: Bool = false, reset: Bool = false, batchSize: Int = 500, pullBatchSize: Int? = nil, changesPageSize: Int = 5000,
           maximumStreamedRowBytes: Int? = nil, wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
           retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10)),
-          clock: WallClock = .system, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
+          clock: WallClock = .system, prefetching: Bool = true,
+          progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
     var options = SyncOptions(policy: policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
                               pullBatchSize: pullBatchSize, changesPageSize: changesPageSize, progress: progress)
     if let maximumStreamedRowBytes { options.maximumStreamedRowBytes = maximumStreamedRowBytes }
+    return try await withDatabase(remote, wrap: wrap, retry: retry) { database in
+        let prefetch = prefetching ? RemotePrefetch(database: database, remote: remote.key, options: options) : nil
+        prefetch?.start(bookAt: book)
+        var opening = AddressBook.OpenOptions(clock: clock)
+        if let prefetch { opening.indexOpened = { prefetch.bookOpened($0) } }
+        do {
+            let report = try await AddressBook.withOpen(at: book, options: opening) { opened in
+                try await SyncEngine(book: opened, database: database, remote: remote.key, options: options, prefetch: prefetch).sync()
+            }
+            await prefetch?.finish()
+            return report
+        } catch {
+            await prefetch?.finish()
+            throw error
+        }
+    }
+}
+
+/// Runs `body` with `remote`'s database through a client of its own, over `transport` when given.
+func withDatabase<Value: Sendable>(_ remote: TestRemote, wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
+                                   retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10)),
+                                   _ body: (CouchDatabase) async throws -> Value) async throws -> Value {
     let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
     do {
         let base = HTTPClientTransport(client: httpClient)
         let transport = wrap?(base) ?? base
         let client = try CouchClient(url: remote.serverURL, transport: transport,
                                      configuration: .init(requestTimeout: .seconds(20), retry: retry))
-        let report = try await AddressBook.withOpen(at: book, options: .init(clock: clock)) { opened in
-            try await SyncEngine(book: opened, database: client.database(remote.database), remote: remote.key, options: options).sync()
-        }
+        let value = try await body(client.database(remote.database))
         try await httpClient.shutdown()
-        return report
+        return value
     } catch {
         try? await httpClient.shutdown()
         throw error
