@@ -27,6 +27,16 @@ import TestSupport
 
     /// Opens `book` with a prefetch for `remote`, runs `beforeSync` once the book is open, then
     /// syncs; returns the sync's report.
+    /// Books a (with `count` contacts) and b, both synced with `remote` and in step.
+    private func twoBooksInStep(_ remote: TestRemote, count: Int) async throws -> (a: URL, b: URL) {
+        let a = try makeBook("a")
+        try fill(a, count: count)
+        try await sync(a, remote)
+        let b = try makeBook("b")
+        try await sync(b, remote)
+        return (a, b)
+    }
+
     /// Without `tellingCheckpoint`, opening does not tell the prefetch the book's checkpoint.
     private func syncWithPrefetch(_ book: URL, _ remote: TestRemote, requests: RequestLog, tellingCheckpoint: Bool = true,
                                   beforeSync: @escaping () async throws -> Void) async throws -> SyncReport {
@@ -52,11 +62,7 @@ import TestSupport
     @Test(arguments: Endpoint.all)
     func theCheckpointAndTheFeedAreReadWhileTheBookOpensAndNotAgain(endpoint: Endpoint) async throws {
         try await withRemote(endpoint) { remote in
-            let a = try makeBook("a")
-            try fill(a, count: 12)
-            try await sync(a, remote)
-            let b = try makeBook("b")
-            try await sync(b, remote)
+            let (a, b) = try await twoBooksInStep(remote, count: 12)
             try b.write(card("c3", "Person C3", email: "moved@example.com"), to: "c3.vcf")
             #expect(try await sync(b, remote).pushed.map(\.uid) == ["c3"])
 
@@ -90,11 +96,7 @@ import TestSupport
     @Test(arguments: Endpoint.all)
     func aChangeThatReachesTheServerAfterTheFeedWasReadIsSettledOrPulledNotLost(endpoint: Endpoint) async throws {
         try await withRemote(endpoint) { remote in
-            let a = try makeBook("a")
-            try fill(a, count: 4)
-            try await sync(a, remote)
-            let b = try makeBook("b")
-            try await sync(b, remote)
+            let (a, b) = try await twoBooksInStep(remote, count: 4)
             // a edits c1 in its folder; the sync's scan records it.
             try a.write(card("c1", "Person C1", note: "a's edit"), to: "c1.vcf")
 
@@ -164,11 +166,7 @@ import TestSupport
     @Test(arguments: Endpoint.all)
     func withoutTheOpeningsCheckpointTheFeedIsReadOnceWhenTheEngineAsks(endpoint: Endpoint) async throws {
         try await withRemote(endpoint) { remote in
-            let a = try makeBook("a")
-            try fill(a, count: 5)
-            try await sync(a, remote)
-            let b = try makeBook("b")
-            try await sync(b, remote)
+            let (a, b) = try await twoBooksInStep(remote, count: 5)
             try b.write(card("c2", "Person C2", note: "from b"), to: "c2.vcf")
             try await sync(b, remote)
 
