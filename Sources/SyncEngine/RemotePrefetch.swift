@@ -21,26 +21,25 @@ import Synchronization
 /// and settled, as when it lands during a sync.
 ///
 /// ```swift
-/// let prefetch = RemotePrefetch(database: database, remote: location.key, options: options)
-/// prefetch.start(bookAt: folder)
-/// var opening = AddressBook.OpenOptions()
-/// opening.indexOpened = { prefetch.bookOpened($0) }
-/// let report = try await AddressBook.withOpen(at: folder, options: opening) { book in
-///     try await SyncEngine(book: book, database: database, remote: location.key, options: options,
-///                          prefetch: prefetch).sync()
+/// let report = try await RemotePrefetch.withRequests(forBookAt: folder, database: database,
+///                                                    remote: location.key, options: options) { prefetch in
+///     var opening = AddressBook.OpenOptions()
+///     opening.indexOpened = { prefetch.bookOpened($0) }
+///     return try await AddressBook.withOpen(at: folder, options: opening) { book in
+///         try await SyncEngine(book: book, database: database, remote: location.key, options: options,
+///                              prefetch: prefetch).sync()
+///     }
 /// }
-/// await prefetch.finish()
 /// ```
 public final class RemotePrefetch: Sendable {
-    /// What the requests read.
+    /// What the requests read when the server's checkpoint was the book's.
     struct Fetched: Sendable {
-        /// The server's copy of the book's checkpoint document; `nil` when it is not there.
-        let serverSide: JSONObject?
-        /// The server's checkpoint in it, as the journal stores positions (``SyncEngine/text(of:)``).
-        let serverCheckpoint: String?
-        /// The changes feed since ``serverCheckpoint``, or what reading it threw; `nil` when it
-        /// was not read (the book's checkpoint is another, or the book was not opened).
-        let feed: Result<SyncEngine.Feed, any Error>?
+        /// The server's checkpoint (its document's `last_seq`).
+        let since: CouchSequence
+        /// The revision of the server's checkpoint document.
+        let revision: JSONValue?
+        /// The changes feed since ``since``, or what reading it threw.
+        let feed: Result<SyncEngine.Feed, any Error>
     }
 
     /// The book's checkpoint with this remote, as far as the requests know it.
@@ -52,7 +51,9 @@ public final class RemotePrefetch: Sendable {
     }
 
     private struct State {
-        var task: Task<Fetched, any Error>?
+        /// The requests; they end with `nil` when the server has no checkpoint for the book or
+        /// another one than the book's.
+        var task: Task<Fetched?, any Error>?
         var local = LocalCheckpoint.unknown(waiting: nil)
     }
 
@@ -69,10 +70,30 @@ public final class RemotePrefetch: Sendable {
         self.options = options
     }
 
+    /// Runs `body` with the requests started for the book at `url` (before `body` opens it),
+    /// and cancels and waits for what is left of them when `body` ends, however it ends
+    /// (before the client they use shuts down). `body` hands ``bookOpened(_:)`` to the book's
+    /// ``AddressBook/OpenOptions/indexOpened`` and the prefetch to its ``SyncEngine``.
+    public static func withRequests<Result: Sendable>(
+        forBookAt url: URL, database: CouchDatabase, remote: String, options: SyncOptions,
+        _ body: (RemotePrefetch) async throws -> Result
+    ) async throws -> Result {
+        let prefetch = RemotePrefetch(database: database, remote: remote, options: options)
+        prefetch.start(bookAt: url)
+        do {
+            let result = try await body(prefetch)
+            await prefetch.finish()
+            return result
+        } catch {
+            await prefetch.finish()
+            throw error
+        }
+    }
+
     /// Starts the requests for the book at `url`, before it is opened. Starts nothing for a
     /// book that never synced (it has no ``AddressBook/identifier`` yet), for a sync that
     /// starts over (``SyncOptions/reset``), or when the requests were already started.
-    public func start(bookAt url: URL) {
+    func start(bookAt url: URL) {
         guard !options.reset, let identifier = AddressBook.storedIdentifier(ofBookAt: url) else { return }
         let database = database
         let pageSize = options.changesPageSize
@@ -80,18 +101,16 @@ public final class RemotePrefetch: Sendable {
             guard state.task == nil else { return }
             state.task = Task {
                 let serverSide = try await database.localDocument(id: SyncEngine.checkpointDocumentID(forBook: identifier))
-                guard let stored = serverSide?["last_seq"] else { return Fetched(serverSide: serverSide, serverCheckpoint: nil, feed: nil) }
-                let serverCheckpoint = SyncEngine.text(of: CouchSequence(stored))
-                guard await self.localCheckpoint() == serverCheckpoint else {
-                    return Fetched(serverSide: serverSide, serverCheckpoint: serverCheckpoint, feed: nil)
-                }
+                guard let stored = serverSide?["last_seq"] else { return nil }
+                let since = CouchSequence(stored)
+                guard await self.localCheckpoint() == SyncEngine.text(of: since) else { return nil }
                 let feed: Result<SyncEngine.Feed, any Error>
                 do {
-                    feed = .success(try await SyncEngine.readFeed(from: database, since: CouchSequence(stored), pageSize: pageSize, progress: nil))
+                    feed = .success(try await SyncEngine.readFeed(from: database, since: since, pageSize: pageSize, progress: nil))
                 } catch {
                     feed = .failure(error)
                 }
-                return Fetched(serverSide: serverSide, serverCheckpoint: serverCheckpoint, feed: feed)
+                return Fetched(since: since, revision: serverSide?["_rev"], feed: feed)
             }
         }
     }
@@ -111,12 +130,12 @@ public final class RemotePrefetch: Sendable {
         provide(localCheckpoint)
         guard let task = state.withLock({ $0.task }) else { return nil }
         let fetched = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-        return fetched.serverCheckpoint == localCheckpoint && fetched.feed != nil ? fetched : nil
+        guard let fetched, SyncEngine.text(of: fetched.since) == localCheckpoint else { return nil }
+        return fetched
     }
 
-    /// Cancels the requests if they are still under way and waits for them to end: call it
-    /// when the sync is over (or failed), before the client it used shuts down.
-    public func finish() async {
+    /// Cancels the requests if they are still under way and waits for them to end.
+    func finish() async {
         provide(nil)
         guard let task = state.withLock({ $0.task }) else { return }
         task.cancel()

@@ -190,9 +190,9 @@ public struct SyncEngine: Sendable {
             let (exists, documentCount) = try await prepareDatabase(&report)
             return (exists, nil, documentCount, .unread, nil)
         }
-        if let prefetched = try await prefetch?.fetched(agreeingWith: local), let stored = prefetched.serverSide?["last_seq"] {
+        if let prefetched = try await prefetch?.fetched(agreeingWith: local) {
             // Read while the book was opened, and still what both sides agree on.
-            return (true, CouchSequence(stored), nil, .read(revision: prefetched.serverSide?["_rev"]), try prefetched.feed?.get())
+            return (true, prefetched.since, nil, .read(revision: prefetched.revision), try prefetched.feed.get())
         }
         let serverSide = try await database.localDocument(id: await checkpointDocumentID)
         let serverCheckpoint = ServerCheckpoint.read(revision: serverSide?["_rev"])

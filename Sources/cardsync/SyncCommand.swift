@@ -147,21 +147,15 @@ struct SyncCommand: AsyncParsableCommand {
             return try await withRemoteClient(choice, retry: RetryPolicy(maximumAttempts: attempts),
                                               authentication: cookie ? .cookie : .basic) { client, counter in
                 let database = client.database(choice.location.database)
-                // The first requests go out while the book is opened and its folder walked (RemotePrefetch).
-                let prefetch = RemotePrefetch(database: database, remote: choice.key, options: options)
-                prefetch.start(bookAt: URL(fileURLWithPath: book))
-                do {
-                    let report = try await BookSession.open(book, progress: progress, indexOpened: { prefetch.bookOpened($0) }) { addressBook in
+                // The first requests go out while the book is opened and its folder walked.
+                return try await RemotePrefetch.withRequests(forBookAt: URL(fileURLWithPath: book), database: database,
+                                                             remote: choice.key, options: options) { prefetch in
+                    try await BookSession.open(book, progress: progress, indexOpened: { prefetch.bookOpened($0) }) { addressBook in
                         var report = try await SyncEngine(book: addressBook, database: database, remote: choice.key, options: options,
                                                           prefetch: prefetch).sync()
                         report.requests = counter.count
                         return report
                     }
-                    await prefetch.finish()
-                    return report
-                } catch {
-                    await prefetch.finish()
-                    throw error
                 }
             }
         } catch let error as SyncError {

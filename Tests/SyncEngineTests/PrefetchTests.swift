@@ -25,8 +25,6 @@ import TestSupport
         await requests.urls.filter { $0.contains("/_changes") && !$0.contains("include_docs=true") }
     }
 
-    /// Opens `book` with a prefetch for `remote`, runs `beforeSync` once the book is open, then
-    /// syncs; returns the sync's report.
     /// Books a (with `count` contacts) and b, both synced with `remote` and in step.
     private func twoBooksInStep(_ remote: TestRemote, count: Int) async throws -> (a: URL, b: URL) {
         let a = try makeBook("a")
@@ -37,24 +35,21 @@ import TestSupport
         return (a, b)
     }
 
-    /// Without `tellingCheckpoint`, opening does not tell the prefetch the book's checkpoint.
-    private func syncWithPrefetch(_ book: URL, _ remote: TestRemote, requests: RequestLog, tellingCheckpoint: Bool = true,
+    /// Opens `book` with a prefetch for `remote`, runs `beforeSync` once the book is open, then
+    /// syncs with `options`; returns the sync's report. Without `tellingCheckpoint`, opening does
+    /// not tell the prefetch the book's checkpoint.
+    private func syncWithPrefetch(_ book: URL, _ remote: TestRemote, requests: RequestLog, options: SyncOptions = SyncOptions(),
+                                  tellingCheckpoint: Bool = true,
                                   beforeSync: @escaping () async throws -> Void) async throws -> SyncReport {
         try await withDatabase(remote, wrap: { RecordingTransport(base: $0, log: requests) }) { database in
-            let prefetch = RemotePrefetch(database: database, remote: remote.key, options: SyncOptions())
-            prefetch.start(bookAt: book)
-            var opening = AddressBook.OpenOptions()
-            if tellingCheckpoint { opening.indexOpened = { prefetch.bookOpened($0) } }
-            do {
-                let report = try await AddressBook.withOpen(at: book, options: opening) { opened in
+            try await RemotePrefetch.withRequests(forBookAt: book, database: database, remote: remote.key, options: options) { prefetch in
+                var opening = AddressBook.OpenOptions()
+                if tellingCheckpoint { opening.indexOpened = { prefetch.bookOpened($0) } }
+                return try await AddressBook.withOpen(at: book, options: opening) { opened in
                     try await beforeSync()
-                    return try await SyncEngine(book: opened, database: database, remote: remote.key, prefetch: prefetch).sync()
+                    return try await SyncEngine(book: opened, database: database, remote: remote.key, options: options,
+                                                prefetch: prefetch).sync()
                 }
-                await prefetch.finish()
-                return report
-            } catch {
-                await prefetch.finish()
-                throw error
             }
         }
     }
@@ -139,22 +134,11 @@ import TestSupport
             try fill(a, count: 3)
             for reset in [false, true] {
                 let requests = RequestLog()
-                let report = try await withDatabase(remote, wrap: { RecordingTransport(base: $0, log: requests) }) { database in
-                    let options = SyncOptions(reset: reset)
-                    let prefetch = RemotePrefetch(database: database, remote: remote.key, options: options)
-                    prefetch.start(bookAt: a)
-                    var opening = AddressBook.OpenOptions()
-                    opening.indexOpened = { prefetch.bookOpened($0) }
-                    let report = try await AddressBook.withOpen(at: a, options: opening) { opened in
-                        // Nothing was started: the engine decides what to read.
-                        try await Task.sleep(for: .milliseconds(50))
-                        let early = await requests.urls
-                        #expect(early.isEmpty, "\(early)")
-                        return try await SyncEngine(book: opened, database: database, remote: remote.key, options: options,
-                                                    prefetch: prefetch).sync()
-                    }
-                    await prefetch.finish()
-                    return report
+                let report = try await syncWithPrefetch(a, remote, requests: requests, options: SyncOptions(reset: reset)) {
+                    // Nothing was started: the engine decides what to read.
+                    try await Task.sleep(for: .milliseconds(50))
+                    let early = await requests.urls
+                    #expect(early.isEmpty, "\(early)")
                 }
                 #expect(report.problems.isEmpty)
                 #expect(reset || report.pushed.count == 3)

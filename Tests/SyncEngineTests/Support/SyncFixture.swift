@@ -137,19 +137,16 @@ func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, d
                               pullBatchSize: pullBatchSize, changesPageSize: changesPageSize, progress: progress)
     if let maximumStreamedRowBytes { options.maximumStreamedRowBytes = maximumStreamedRowBytes }
     return try await withDatabase(remote, wrap: wrap, retry: retry) { database in
-        let prefetch = prefetching ? RemotePrefetch(database: database, remote: remote.key, options: options) : nil
-        prefetch?.start(bookAt: book)
-        var opening = AddressBook.OpenOptions(clock: clock)
-        if let prefetch { opening.indexOpened = { prefetch.bookOpened($0) } }
-        do {
-            let report = try await AddressBook.withOpen(at: book, options: opening) { opened in
+        func run(_ prefetch: RemotePrefetch?) async throws -> SyncReport {
+            var opening = AddressBook.OpenOptions(clock: clock)
+            if let prefetch { opening.indexOpened = { prefetch.bookOpened($0) } }
+            return try await AddressBook.withOpen(at: book, options: opening) { opened in
                 try await SyncEngine(book: opened, database: database, remote: remote.key, options: options, prefetch: prefetch).sync()
             }
-            await prefetch?.finish()
-            return report
-        } catch {
-            await prefetch?.finish()
-            throw error
+        }
+        guard prefetching else { return try await run(nil) }
+        return try await RemotePrefetch.withRequests(forBookAt: book, database: database, remote: remote.key, options: options) {
+            try await run($0)
         }
     }
 }
