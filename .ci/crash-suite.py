@@ -10,7 +10,7 @@ Each round picks a scenario, starts the command, sends SIGKILL after a random de
   * running the command again converges to the state an uninterrupted run reaches, and a
     further run changes nothing.
 
-Scenarios: import, scan, sync, compact, serve. To add one, write a function
+Scenarios: import, scan, sync, pull, compact, serve. To add one, write a function
 `scenario_NAME(suite, rng, round_dir) -> Outcome` and add it to SCENARIOS; `suite.kill_at_random`
 runs a command and kills it, `suite.verify_book` checks a book.
 
@@ -316,10 +316,61 @@ def scenario_sync(suite, rng, round_dir):
     return Outcome(killed)
 
 
+def prepare_pull(suite, rng, folder, server, database):
+    """Two books in step through `database`, then 40 edits and 20 deletions made in the first and
+    pushed: the second book's next sync pulls them over files it holds. Returns that book, its
+    remote and what it must hold once it has pulled them."""
+    remote = server.url.replace("http://", "http://admin@") + "/" + database
+    source = os.path.join(folder, "source")
+    book = os.path.join(folder, "book")
+    shutil.copytree(suite.template, source, symlinks=True)
+    suite.run(["sync", source, "--remote", remote])
+    suite.run(["init", book])
+    suite.run(["sync", book, "--remote", remote])
+    edit_files(source, rng, 40, f"pulled{rng.randrange(1000)}")
+    for name in rng.sample(contact_files(source), 20):
+        os.remove(os.path.join(source, name))
+    suite.run(["sync", source, "--remote", remote])
+    return book, remote, suite.signature(source)
+
+
+def scenario_pull(suite, rng, round_dir):
+    """kill -9 during a `cardsync sync` that pulls edits and deletions over files the book holds
+    (it sets the old files aside in .cardsync/released/ and frees them on a helper thread): the
+    book stays consistent, the next sync brings it to the server's contacts, nothing set aside
+    is left once a sync has finished, and a further sync changes nothing."""
+    server = Server(suite, os.path.join(round_dir, "data"))
+    os.environ["CARDSYNC_PASSWORD"] = "crash-suite-pw"
+    try:
+        if "pull" not in suite.durations:
+            probe = os.path.join(round_dir, "probe")
+            os.makedirs(probe)
+            probe_book, probe_remote, _ = prepare_pull(suite, rng, probe, server, "probe")
+            suite.timed("pull", ["sync", probe_book, "--remote", probe_remote])
+        book, remote, expected = prepare_pull(suite, rng, round_dir, server, "contacts")
+        killed = suite.kill_at_random(["sync", book, "--remote", remote], rng, "pull")
+        suite.verify_book(book)
+        suite.run(["sync", book, "--remote", remote])
+        suite.verify_book(book)
+        if suite.signature(book) != expected:
+            raise Failure("after an interrupted pull and the next sync the book differs from the server's contacts")
+        released = os.path.join(book, ".cardsync", "released")
+        if os.path.isdir(released) and os.listdir(released):
+            raise Failure(f"{len(os.listdir(released))} old files set aside by the pull are still in {released}")
+        again = json.loads(suite.run(["sync", book, "--remote", remote, "--format", "json"]).stdout)
+        changed = sum(again["summary"][side][kind] for side in ("pulled", "pushed") for kind in ("added", "updated", "deleted"))
+        if changed:
+            raise Failure(f"a further sync still changed {changed} contacts: it did not converge")
+    finally:
+        server.kill()
+    return Outcome(killed)
+
+
 SCENARIOS = {
     "import": scenario_import,
     "scan": scenario_scan,
     "sync": scenario_sync,
+    "pull": scenario_pull,
     "compact": scenario_compact,
     "serve": scenario_serve,
 }

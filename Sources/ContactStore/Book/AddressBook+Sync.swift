@@ -485,13 +485,18 @@ extension AddressBook {
                 throw abandon(removing: writes.filter { !$0.replacing }.map(\.file), error)
             }
             for file in replaced {
+                // Linked aside first, so that the rename does not wait for the old file to be freed.
+                releasedFiles.keep(directory + "/" + file.name)
                 try POSIX.commit(temporary: directory + "/" + POSIX.temporaryName(for: file.name), to: directory + "/" + file.name, replacing: true)
             }
             renamesInFolder = renamesInFolder || !replaced.isEmpty
         }
         for file in removals {
-            guard unlink(directory + "/" + file) == 0 || errno == ENOENT else { throw .io(directory + "/" + file, "cannot remove", errno: errno) }
+            let result = releasedFiles.release(directory + "/" + file)
+            guard result == 0 || result == ENOENT else { throw .io(directory + "/" + file, "cannot remove", errno: result) }
         }
+        // The old files are freed while the journal is written and the checkpoint saved.
+        releasedFiles.freeInBackground()
         if touchesFolder {
             // The file-system sync above made the new files durable; moves and removals need the folder's.
             if renamesInFolder { try POSIX.sync(directory) }

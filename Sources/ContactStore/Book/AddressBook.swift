@@ -80,6 +80,8 @@ public actor AddressBook {
     nonisolated let metaDirectory: String
     /// The clock that dates the book's journal events (``OpenOptions/clock``).
     public nonisolated let clock: WallClock
+    /// The files a pull replaced or removed, freed on a helper thread (``ReleasedFiles``).
+    nonisolated let releasedFiles: ReleasedFiles
     let journal: Journal
     /// The whole index once it is loaded (``isIndexLoaded``); empty while the book runs on
     /// ``summary`` alone. Not an optional: reading a large struct out of one (`== nil`, `!`)
@@ -233,6 +235,7 @@ public actor AddressBook {
         }
         self.directory = directory
         self.metaDirectory = meta
+        self.releasedFiles = ReleasedFiles(metaDirectory: meta)
         self.clock = options.clock
         self.logger = logger
         self.indexDeltaLimit = options.indexDeltaLimit
@@ -281,6 +284,8 @@ public actor AddressBook {
             // What a save of the index snapshot killed halfway left (derived data, tens of
             // megabytes in a large book): removed now rather than at the next whole save.
             for name in [Self.snapshotName, Self.snapshotPartName] { _ = unlink(meta + "/" + POSIX.temporaryName(for: name)) }
+            // Old files a killed pull had not freed yet (nothing the book needs).
+            releasedFiles.freeLeftovers()
             self.openingListing = options.scans ? listing : nil
         } catch {
             flock(lockDescriptor, LOCK_UN)
@@ -296,6 +301,7 @@ public actor AddressBook {
         guard !isClosed else { return }
         isClosed = true
         defer {
+            releasedFiles.waitUntilFreed()
             flock(lockDescriptor, LOCK_UN)
             POSIX.closeFile(lockDescriptor)
         }
