@@ -69,19 +69,14 @@ final class ReleasedFiles: @unchecked Sendable {
     }
 
     /// Frees, on a helper thread, the links a run that was killed left in the released folder.
+    /// The folder is listed here (one read of an empty folder, the usual case); a thread is
+    /// started only when something is there.
     func freeLeftovers() {
-        guard POSIX.isDirectory(folder) else { return }
+        guard let names = try? POSIX.listDirectory(folder).names, !names.isEmpty else { return }
         condition.lock()
-        defer { condition.unlock() }
-        guard !isFreeing else { return }
-        isFreeing = true
-        Thread.detachNewThread { [self] in
-            let names = (try? POSIX.listDirectory(folder))?.names ?? []
-            condition.lock()
-            kept.append(contentsOf: names.map { folder + "/" + $0 })
-            condition.unlock()
-            freeAll()
-        }
+        kept.append(contentsOf: names.map { folder + "/" + $0 })
+        condition.unlock()
+        freeInBackground()
     }
 
     /// Waits until everything kept or released so far is freed.
