@@ -83,4 +83,24 @@ struct JournalReadingTests {
         #expect(seen.map(\.number) == Array(101...400))
         #expect(seen.allSatisfy { $0.offset == starts[$0.number - 1] })
     }
+
+    /// The reader sizes its chunks by what is left when it starts (a short tail gets a small
+    /// chunk), and reads on to the end: lines appended while it reads are handed on too.
+    @Test func aShortTailIsReadWholeWithLinesAppendedWhileItIsRead() throws {
+        let (path, lines) = try journal(count: 200, noteBytes: 40)
+        let (_, more) = try journal(count: 1400, noteBytes: 200)
+        let starts = offsets(of: lines)
+        var numbers: [Int] = []
+        try JournalFile.read(path, from: starts[190], firstLineNumber: 191, previousSequence: 190, repairHint: "") { line in
+            numbers.append(line.number)
+            if line.number == 191 {
+                // Lines 201…1600 (about 400 KB, more than the chunk sized for ten short lines).
+                let handle = try! FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                handle.seekToEndOfFile()
+                handle.write(Data(more[200...].joined()))
+                try! handle.close()
+            }
+        }
+        #expect(numbers == Array(191...1400))
+    }
 }

@@ -28,6 +28,11 @@ enum JournalFile {
         var reason: String
     }
 
+    /// The largest chunk a read of the journal asks for at once.
+    static let chunkBytes = 4 << 20
+    /// The smallest (a read of a short tail).
+    static let smallestChunkBytes = 64 << 10
+
     /// Reads every line from `offset` and hands it to `body`, verifying checksums and that
     /// sequence numbers increase.
     ///
@@ -50,7 +55,13 @@ enum JournalFile {
         var position = offset
         var lineNumber = firstLineNumber
         var lastSequence = previousSequence
-        var chunk = [UInt8](repeating: 0, count: 4 << 20)
+        // Chunks of up to 4 MiB, but no larger than what is left to read (a book opening reads
+        // the few lines after its index snapshot: zeroing 4 MiB for them, page by page, was a
+        // twentieth of a run that finds nothing to do). The loop reads on to the end whatever
+        // the size, so a file that grows meanwhile is still read whole.
+        var info = stat()
+        let left = fstat(fd, &info) == 0 ? max(0, Int64(info.st_size) - offset) : Int64(Self.chunkBytes)
+        var chunk = [UInt8](repeating: 0, count: Int(min(Int64(Self.chunkBytes), max(left, Int64(Self.smallestChunkBytes)))))
         var finished = false
         while !finished {
             let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(position)) }
