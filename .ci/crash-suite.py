@@ -276,6 +276,14 @@ def scenario_serve(suite, rng, round_dir):
     return Outcome(True, f"{len(acknowledged)} acknowledged writes")
 
 
+def check_converged(suite, book, remote):
+    """A further sync of `book` with `remote` changes nothing."""
+    again = json.loads(suite.run(["sync", book, "--remote", remote, "--format", "json"]).stdout)
+    changed = sum(again["summary"][side][kind] for side in ("pulled", "pushed") for kind in ("added", "updated", "deleted"))
+    if changed:
+        raise Failure(f"a further sync still changed {changed} contacts: it did not converge")
+
+
 def scenario_sync(suite, rng, round_dir):
     """kill -9 during `cardsync sync` (a first push with folder edits): the book stays consistent,
     the next sync converges, and a fresh book pulls exactly the folder's contacts."""
@@ -307,10 +315,7 @@ def scenario_sync(suite, rng, round_dir):
         suite.run(["sync", fresh, "--remote", remote])
         if suite.signature(fresh) != expected:
             raise Failure("a fresh book synced from the server after the recovery lost or duplicated contacts")
-        again = json.loads(suite.run(["sync", book, "--remote", remote, "--format", "json"]).stdout)
-        changed = sum(again["summary"][side][kind] for side in ("pulled", "pushed") for kind in ("added", "updated", "deleted"))
-        if changed:
-            raise Failure(f"a further sync still changed {changed} contacts: it did not converge")
+        check_converged(suite, book, remote)
     finally:
         server.kill()
     return Outcome(killed)
@@ -357,10 +362,7 @@ def scenario_pull(suite, rng, round_dir):
         released = os.path.join(book, ".cardsync", "released")
         if os.path.isdir(released) and os.listdir(released):
             raise Failure(f"{len(os.listdir(released))} old files set aside by the pull are still in {released}")
-        again = json.loads(suite.run(["sync", book, "--remote", remote, "--format", "json"]).stdout)
-        changed = sum(again["summary"][side][kind] for side in ("pulled", "pushed") for kind in ("added", "updated", "deleted"))
-        if changed:
-            raise Failure(f"a further sync still changed {changed} contacts: it did not converge")
+        check_converged(suite, book, remote)
     finally:
         server.kill()
     return Outcome(killed)
