@@ -18,9 +18,8 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,6 +32,13 @@ def run(binary, *arguments):
     subprocess.run([binary, *arguments], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def read_while_replaced(error):
+    """Whether `error` is what Chromium answers, instead of a stale element, for an element of a
+    page that is being replaced by the next one ("Node with given id does not belong to the
+    document")."""
+    return isinstance(error, WebDriverException) and "does not belong to the document" in str(error)
+
+
 def on_current_page(find, seconds=15):
     """What `find()` returns once the page holds it. An element read while a page is replaced
     by the next one goes stale (or is not there yet): the lookup is made again on the new page."""
@@ -40,10 +46,30 @@ def on_current_page(find, seconds=15):
     while True:
         try:
             return find()
-        except (StaleElementReferenceException, NoSuchElementException, AssertionError):
+        except (StaleElementReferenceException, NoSuchElementException, AssertionError, WebDriverException) as error:
+            if isinstance(error, WebDriverException) and not isinstance(error, (StaleElementReferenceException, NoSuchElementException)) \
+                    and not read_while_replaced(error):
+                raise
             if time.monotonic() >= deadline:
                 raise
             time.sleep(0.1)
+
+
+def replaced(page):
+    """A wait condition: `page` (the `html` element of the page a click left) was replaced. While
+    Chromium replaces it, asking about it can fail with an error other than a stale element:
+    the condition is then asked again."""
+    def check(driver):
+        try:
+            page.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if read_while_replaced(error):
+                return False
+            raise
+    return check
 
 
 def field(driver, label_text):
@@ -71,7 +97,7 @@ def follow(driver, element, seconds=60):
     go stale while they are read)."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, seconds).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, seconds).until(replaced(page))
 
 
 def single_value_to_choose(driver, names):
@@ -193,7 +219,7 @@ def main():
         search.send_keys("LOVELÁCE")
         list_page = driver.find_element(By.TAG_NAME, "html")
         search.send_keys(Keys.ENTER)
-        WebDriverWait(driver, 60).until(expected_conditions.staleness_of(list_page))
+        WebDriverWait(driver, 60).until(replaced(list_page))
         driver.find_element(By.LINK_TEXT, "Ada Lovelace")
         check("1 of" in driver.find_element(By.CSS_SELECTOR, "[aria-live]").text, "the search finds the one Ada Lovelace")
 
