@@ -46,11 +46,10 @@ def on_current_page(find, seconds=15):
     while True:
         try:
             return find()
-        except (StaleElementReferenceException, NoSuchElementException, AssertionError, WebDriverException) as error:
-            if isinstance(error, WebDriverException) and not isinstance(error, (StaleElementReferenceException, NoSuchElementException)) \
-                    and not read_while_replaced(error):
-                raise
-            if time.monotonic() >= deadline:
+        except (AssertionError, WebDriverException) as error:
+            page_changing = isinstance(error, (StaleElementReferenceException, NoSuchElementException, AssertionError)) \
+                or read_while_replaced(error)
+            if not page_changing or time.monotonic() >= deadline:
                 raise
             time.sleep(0.1)
 
