@@ -72,6 +72,23 @@ import TestSupport
         return (folder, try Database.create(named: "db", in: folder))
     }
 
+    @Test func anEditStoresTheTextItsSizeCheckWroteAndTheNewTextOfABodyChangedSince() async throws {
+        let (folder, database) = try makeDatabase()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let request = try DocumentRequestBody.parse(["_id": .string("x"), "fn": .string("Ann")])
+        let asked = try DocumentRequestBody.edit(request, id: "x", newEdits: true, maximumSize: 1 << 20)
+        var changed = asked
+        changed.id = "y"
+        changed.body = ["fn": .string("Bea")]
+        let outcomes = try await database.update([asked, changed])
+        // Each stored revision is the one its own body gives (the same as an edit made without a size check).
+        #expect(outcomes == [.saved(id: "x", revision: Database.makeRevision(parent: nil, isDeleted: false, body: Array(#"{"fn":"Ann"}"#.utf8))),
+                             .saved(id: "y", revision: Database.makeRevision(parent: nil, isDeleted: false, body: Array(#"{"fn":"Bea"}"#.utf8)))])
+        let stored = try #require(try await database.entry("y"))
+        let body = try await database.render(stored, revision: try #require(stored.winner))
+        #expect(body?["fn"] == .string("Bea"))
+    }
+
     @Test func revisionIDsAreDeterministicFromContent() async throws {
         let (first, one) = try makeDatabase()
         let (second, two) = try makeDatabase()

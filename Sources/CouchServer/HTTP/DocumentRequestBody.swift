@@ -65,11 +65,14 @@ package enum DocumentRequestBody {
     /// The edit for `parsed`, refusing documents over `maximumSize` bytes.
     package static func edit(_ parsed: Parsed, id: String, newEdits: Bool, maximumSize: Int) throws(CouchError) -> DocumentEdit {
         try validate(id: id)
-        if parsed.body.serialized().count > maximumSize {
+        let text = parsed.body.serialized()
+        if text.count > maximumSize {
             throw CouchError(.documentTooLarge, reason: "")
         }
         if newEdits {
-            return DocumentEdit(id: id, baseRevision: parsed.revision, isDeleted: parsed.isDeleted, body: parsed.body)
+            var edit = DocumentEdit(id: id, baseRevision: parsed.revision, isDeleted: parsed.isDeleted, body: parsed.body)
+            edit.bodyText = BodyText(bytes: text)
+            return edit
         }
         var history = parsed.history
         if history == nil, let revision = parsed.revision { history = [revision] }
@@ -79,6 +82,8 @@ package enum DocumentRequestBody {
         if let revision = parsed.revision, revision != history[0] {
             throw CouchError(.badRequest, reason: "_rev and _revisions disagree")
         }
-        return DocumentEdit(id: id, isDeleted: parsed.isDeleted, body: parsed.body, history: history)
+        var edit = DocumentEdit(id: id, isDeleted: parsed.isDeleted, body: parsed.body, history: history)
+        edit.bodyText = BodyText(bytes: text)
+        return edit
     }
 }

@@ -208,14 +208,17 @@ public actor Database {
         var sequence = updateSequence
         for var edit in edits {
             var entry = staged[DocumentKey(edit.id)] ?? state.documents[DocumentKey(edit.id)] ?? DocumentEntry(id: edit.id)
-            do throws(CouchError) {
-                // Attachment files are durable before the journal line that refers to them.
-                edit.body = try storeAttachments(of: edit, entry: entry, newEdits: newEdits)
-            } catch {
-                outcomes.append(.failed(id: edit.id, error: error))
-                continue
+            if edit.body["_attachments"] != nil {
+                do throws(CouchError) {
+                    // Attachment files are durable before the journal line that refers to them.
+                    edit.body = try storeAttachments(of: edit, entry: entry, newEdits: newEdits)
+                } catch {
+                    outcomes.append(.failed(id: edit.id, error: error))
+                    continue
+                }
             }
-            let bodyBytes = edit.body.serialized()
+            // The text the request's size check wrote, unless attachments changed the body since.
+            let bodyBytes = edit.bodyText.bytes ?? edit.body.serialized()
             let path: [Revision]
             if newEdits {
                 let parent: Revision?

@@ -10,7 +10,13 @@ public struct DocumentEdit: Sendable, Hashable {
     /// Whether the new revision is a tombstone.
     public var isDeleted: Bool
     /// The document's own members (no `_id`, `_rev`, `_revisions`, `_deleted`).
-    public var body: JSONObject
+    public var body: JSONObject {
+        didSet { bodyText = BodyText() }
+    }
+    /// ``body`` as the JSON text the journal stores, when it was already written for the
+    /// request's size check: kept so that storing the edit does not write it a second time.
+    /// Any change to ``body`` forgets it.
+    var bodyText = BodyText()
     /// For replicated writes (`new_edits: false`): the revision and its ancestors, newest first,
     /// stored as given.
     public var history: [Revision]?
@@ -45,6 +51,15 @@ public struct DocumentEdit: Sendable, Hashable {
         self.history = history
         self.stagedAttachments = stagedAttachments
     }
+}
+
+/// A document body's JSON text, remembered beside the body it was written from. It takes no
+/// part in comparing or hashing edits: it only repeats what the body says.
+struct BodyText: Sendable, Hashable {
+    var bytes: [UInt8]?
+
+    static func == (_: BodyText, _: BodyText) -> Bool { true }
+    func hash(into _: inout Hasher) {}
 }
 
 /// How one edit ended.
