@@ -253,8 +253,14 @@ enum SyncSummary {
     }
 
     private static func list(_ changes: [SyncReport.Change], limit: Int) {
-        let marks: [SyncReport.Change.Kind: String] = [.add: "+", .update: "~", .delete: "-"]
-        for change in changes.prefix(limit) { Swift.print("    \(marks[change.kind]!) \(change.name)") }
+        for change in changes.prefix(limit) {
+            let mark = switch change.kind {
+            case .add: "+"
+            case .update: "~"
+            case .delete: "-"
+            }
+            Swift.print("    \(mark) \(change.name)")
+        }
         if changes.count > limit { Swift.print("    … and \(changes.count - limit) more (--format json lists all)") }
     }
 }

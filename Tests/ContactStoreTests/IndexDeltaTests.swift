@@ -167,6 +167,32 @@ import Testing
         #expect(check.isConsistent, "\(check.problems)")
     }
 
+    /// The delta is not synced (it is a cache of the synced journal), so a power loss may leave
+    /// the one saved before, whole and valid, while the journal holds a later run's lines: the
+    /// opening applies it and replays the lines after it, and knows what a rebuild knows.
+    @Test func aDeltaOneSaveBehindTheJournalIsAppliedAndTheLinesAfterItReplayed() async throws {
+        let book = try await settledBook(count: 20)
+        try changeSome(book, 3, round: 0)
+        try await AddressBook.withOpen(at: book) { _ in }
+        let earlier = try Data(contentsOf: deltaURL(book))
+        try changeSome(book, 5, round: 1)
+        try await AddressBook.withOpen(at: book) { book in
+            let changed = await book.unsyncedChanges(remote: remote)
+            try await book.recordSynced(changed.prefix(2).map { (uid: $0.record.uid, state: RemoteSyncState(revision: "2-b", hash: $0.record.hash)) },
+                                        remote: remote)
+            try await book.recordCheckpoint("2", remote: remote)
+        }
+        let expected = try await rebuiltFromJournal(book)
+        #expect(try Data(contentsOf: deltaURL(book)) != earlier)
+        try earlier.write(to: deltaURL(book))
+        #expect(try await known(book) == expected)
+        #expect(expected.checkpoint == "2")
+        let scan = try await AddressBook.withOpen(at: book) { book in await book.openingScan }
+        #expect(scan?.events.isEmpty == true, "\(scan?.events ?? [])")
+        let check = try await AddressBook.withOpen(at: book) { book in try await book.check() }
+        #expect(check.isConsistent, "\(check.problems)")
+    }
+
     /// A kill -9 while the snapshot is rewritten: after the new snapshot was moved into place and
     /// before the delta (which names the old one) was removed, or before the new snapshot was
     /// moved into place (its temporary file left). Either way the next opening knows exactly what

@@ -417,15 +417,19 @@ enum POSIX {
     /// Writes `bytes` to `directory/name` atomically: a hidden temporary file in the same folder,
     /// synced, then moved into place. With `replacing: false` an existing file is never replaced
     /// (the call fails with `EEXIST`).
+    ///
+    /// With `durable: false` neither the file nor the folder is synced: a reader sees the old
+    /// file or the whole new one, but after a power loss either may be there, or the new one
+    /// damaged. Only for files that are checked when read and can be made again (the index).
     static func writeAtomically(_ bytes: some Collection<UInt8>, directory: String, name: String, mode: mode_t = 0o600,
-                                replacing: Bool) throws(ContactStoreError) {
+                                replacing: Bool, durable: Bool = true) throws(ContactStoreError) {
         let temporary = directory + "/" + temporaryName(for: name)
         unlink(temporary)
         try createFile(temporary, bytes, mode: mode)
         do {
-            try sync(temporary)
+            if durable { try sync(temporary) }
             try commit(temporary: temporary, to: directory + "/" + name, replacing: replacing)
-            try sync(directory)
+            if durable { try sync(directory) }
         } catch {
             unlink(temporary)
             throw error
