@@ -10,7 +10,7 @@ count=${1:-20000}
 work=${2:-$(mktemp -d /tmp/cardsync-bench-incr.XXXXXX)}
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CARDSYNC_BIN:-$here/.build/release/cardsync}
-[ -x "$bin" ] || { echo "no release build at $bin: swift build -c release --static-swift-stdlib --product cardsync" >&2; exit 1; }
+[ -x "$bin" ] || { echo "no release build at $bin: build it with the README's install command ($(grep -m1 '^swift build -c release' "$here/README.md" | sed 's/ && .*//'))" >&2; exit 1; }
 mkdir -p "$work"
 cd "$work"
 export CARDSYNC_ADMIN_PASSWORD=bench-pa55 CARDSYNC_PASSWORD=bench-pa55

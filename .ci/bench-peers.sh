@@ -135,8 +135,10 @@ fi
 if [ -z "$CARDSYNC" ]; then
   CARDSYNC="$REPO/.build/release/cardsync"
   if [ "$FORCE_BUILD" = 1 ] || [ ! -x "$CARDSYNC" ]; then
-    log "building cardsync (swift build -c release --static-swift-stdlib --product cardsync, as installed)"
-    (cd "$REPO" && swift build -c release --static-swift-stdlib --product cardsync >&2)
+    # As installed: the build of the README's install command.
+    build_command=$(grep -m1 '^swift build -c release' "$REPO/README.md" | sed 's/ && .*//')
+    log "building cardsync ($build_command, as installed)"
+    (cd "$REPO" && bash -c "$build_command" >&2)
   fi
 fi
 [ -x "$CARDSYNC" ] || die "cardsync binary not found or not executable: $CARDSYNC"

@@ -18,7 +18,8 @@ struct InstallCommand: ParsableCommand {
             half replaced. The PREFIX defaults to $PREFIX, else ~/.local.
 
             Examples:
-              swift build -c release --static-swift-stdlib --product cardsync && .build/release/cardsync install
+              swift build -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors --product cardsync \
+                && .build/release/cardsync install
               swift run -c release cardsync install
               cardsync install --prefix /usr/local
             """
