@@ -69,11 +69,18 @@ package enum DocumentRequestBody {
         if text.count > maximumSize {
             throw CouchError(.documentTooLarge, reason: "")
         }
+        var edit: DocumentEdit
         if newEdits {
-            var edit = DocumentEdit(id: id, baseRevision: parsed.revision, isDeleted: parsed.isDeleted, body: parsed.body)
-            edit.bodyText = BodyText(bytes: text)
-            return edit
+            edit = DocumentEdit(id: id, baseRevision: parsed.revision, isDeleted: parsed.isDeleted, body: parsed.body)
+        } else {
+            edit = try replicatedEdit(parsed, id: id)
         }
+        edit.bodyText = BodyText(bytes: text)
+        return edit
+    }
+
+    /// The edit of a replicated write (`new_edits: false`): the revision history as given.
+    private static func replicatedEdit(_ parsed: Parsed, id: String) throws(CouchError) -> DocumentEdit {
         var history = parsed.history
         if history == nil, let revision = parsed.revision { history = [revision] }
         guard let history else {
@@ -82,8 +89,6 @@ package enum DocumentRequestBody {
         if let revision = parsed.revision, revision != history[0] {
             throw CouchError(.badRequest, reason: "_rev and _revisions disagree")
         }
-        var edit = DocumentEdit(id: id, isDeleted: parsed.isDeleted, body: parsed.body, history: history)
-        edit.bodyText = BodyText(bytes: text)
-        return edit
+        return DocumentEdit(id: id, isDeleted: parsed.isDeleted, body: parsed.body, history: history)
     }
 }

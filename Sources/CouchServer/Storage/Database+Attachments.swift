@@ -3,14 +3,15 @@ import JSONText
 
 extension Database {
     /// The body to store for `edit`: inline (`data`) and received (`follows`) attachments
-    /// written to their files and described, stubs replaced by what the edited revision holds.
+    /// written to their files and described, stubs replaced by what the edited revision holds;
+    /// `nil` when the body names no attachments (it is stored as it is).
     ///
     /// Attachments not named in `_attachments` are dropped, as CouchDB drops them.
     ///
     /// - Throws: ``CouchError`` `missing_stub` (412) for a stub the edited revision lacks,
     ///   `bad_request` for data that is not base64, `storage_failure` when a file cannot be written.
-    func storeAttachments(of edit: DocumentEdit, entry: DocumentEntry, newEdits: Bool) throws(CouchError) -> JSONObject {
-        guard let requested = edit.body["_attachments"] else { return edit.body }
+    func storeAttachments(of edit: DocumentEdit, entry: DocumentEntry, newEdits: Bool) throws(CouchError) -> JSONObject? {
+        guard let requested = edit.body["_attachments"] else { return nil }
         guard let members = requested.objectValue?.members else {
             throw CouchError(.badRequest, reason: "_attachments must be a JSON object")
         }

@@ -208,14 +208,12 @@ public actor Database {
         var sequence = updateSequence
         for var edit in edits {
             var entry = staged[DocumentKey(edit.id)] ?? state.documents[DocumentKey(edit.id)] ?? DocumentEntry(id: edit.id)
-            if edit.body["_attachments"] != nil {
-                do throws(CouchError) {
-                    // Attachment files are durable before the journal line that refers to them.
-                    edit.body = try storeAttachments(of: edit, entry: entry, newEdits: newEdits)
-                } catch {
-                    outcomes.append(.failed(id: edit.id, error: error))
-                    continue
-                }
+            do throws(CouchError) {
+                // Attachment files are durable before the journal line that refers to them.
+                if let stored = try storeAttachments(of: edit, entry: entry, newEdits: newEdits) { edit.body = stored }
+            } catch {
+                outcomes.append(.failed(id: edit.id, error: error))
+                continue
             }
             // The text the request's size check wrote, unless attachments changed the body since.
             let bodyBytes = edit.bodyText.bytes ?? edit.body.serialized()
