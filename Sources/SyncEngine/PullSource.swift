@@ -107,6 +107,24 @@ actor WholeFeedFetch: PullSource {
     }
 }
 
+/// The documents a short changes feed carried (``SyncEngine/Feed/carriesDocuments``), in
+/// feed order, a batch at a time: nothing is fetched.
+actor CarriedDocuments: PullSource {
+    private var rows: ArraySlice<FetchedDocument>
+    let batchSize: Int
+
+    init(_ rows: [FetchedDocument], batchSize: Int) {
+        self.rows = rows[...]
+        self.batchSize = batchSize
+    }
+
+    func nextBatch() -> [FetchedDocument] {
+        let batch = rows.prefix(batchSize)
+        rows = rows.dropFirst(batch.count)
+        return Array(batch)
+    }
+}
+
 /// The documents named by `keys`, fetched with `_all_docs?include_docs=true&conflicts=true`,
 /// `batchSize` per request.
 actor KeyedFetch: PullSource {

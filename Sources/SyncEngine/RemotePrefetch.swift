@@ -96,7 +96,7 @@ public final class RemotePrefetch: Sendable {
     func start(bookAt url: URL) {
         guard !options.reset, let identifier = AddressBook.storedIdentifier(ofBookAt: url) else { return }
         let database = database
-        let pageSize = options.changesPageSize
+        let options = options
         state.withLock { state in
             guard state.task == nil else { return }
             state.task = Task {
@@ -106,7 +106,7 @@ public final class RemotePrefetch: Sendable {
                 guard await self.localCheckpoint() == SyncEngine.text(of: since) else { return nil }
                 let feed: Result<SyncEngine.Feed, any Error>
                 do {
-                    feed = .success(try await SyncEngine.readFeed(from: database, since: since, pageSize: pageSize, progress: nil))
+                    feed = .success(try await SyncEngine.readFeed(from: database, since: since, options: options, progress: nil))
                 } catch {
                     feed = .failure(error)
                 }

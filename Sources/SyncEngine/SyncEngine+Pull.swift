@@ -22,7 +22,8 @@ extension SyncEngine {
     /// applied). `isComplete`: the feed was read from the start, so a document it does not
     /// list is not on the server at all.
     ///
-    /// When most of the feed is to be fetched (a first pull), the documents come from one
+    /// A short feed carried its documents (``Feed/carriesDocuments``): nothing is fetched. When
+    /// most of a longer feed is to be fetched (a first pull), the documents come from one
     /// streamed `_changes?include_docs=true&style=all_docs` response read as it arrives
     /// (``ChangesFeedReader``); otherwise, and for any document the stream did not give (too
     /// large, or gone), by key from `_all_docs`.
@@ -41,6 +42,12 @@ extension SyncEngine {
         let records = await book.records(for: candidates.compactMap { ContactDocument.uid(fromDocumentID: $0.id) })
         guard !candidates.isEmpty else { return outcome }
         var done = 0
+        if feed.carriesDocuments {
+            let carried = CarriedDocuments(candidates.map(FetchedDocument.init), batchSize: options.pullBatchSize)
+            try await pullBatches(from: carried, total: candidates.count, done: &done, states: states, records: records,
+                                  outcome: &outcome, report: &report)
+            return outcome
+        }
         var leftovers = candidates.map(\.id)
         if candidates.count > 1 && candidates.count * 2 >= feed.changes.count {
             let streamed = StreamedFetch(feed: database.changesFeed(ChangesRequest(since: since ?? .zero, includeDocuments: true,

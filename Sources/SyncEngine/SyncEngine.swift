@@ -284,34 +284,74 @@ public struct SyncEngine: Sendable {
         /// The latest change per contact document, in feed order.
         var changes: [Change]
         var lastSequence: CouchSequence?
+        /// Every change carries its document as the feed listed it (the winner with its
+        /// `_conflicts`, or a deletion's stub): the feed was short and read with its documents
+        /// in one response, so the pull fetches nothing more.
+        var carriesDocuments = false
     }
 
-    /// Every contact change since `since`, without bodies (small: ids and revisions), the latest per document.
+    /// Every contact change since `since`, the latest per document (see ``readFeed(from:since:options:progress:)``).
     func readFeed(since: CouchSequence?) async throws -> Feed {
-        try await Self.readFeed(from: database, since: since, pageSize: options.changesPageSize, progress: options.progress)
+        try await Self.readFeed(from: database, since: since, options: options, progress: options.progress)
     }
 
-    /// Every contact change of `database` since `since`, read in pages of `pageSize`.
-    static func readFeed(from database: CouchDatabase, since: CouchSequence?, pageSize: Int,
+    /// The largest row a short feed carries whole (see ``SyncOptions/feedDocumentLimit``): a
+    /// larger document is fetched as a long feed's are.
+    static let largestCarriedRowBytes = 1 << 20
+
+    /// Every contact change of `database` since `since`, the latest per document.
+    ///
+    /// After a checkpoint, the first ``SyncOptions/feedDocumentLimit`` rows are asked for with
+    /// their documents (`include_docs=true&style=all_docs&conflicts=true`, read as they arrive):
+    /// when that is the whole feed — the usual case between two syncs — the feed carries them
+    /// (``Feed/carriesDocuments``) and the pull needs no request of its own. A longer feed drops
+    /// them and goes on from there in pages of ``SyncOptions/changesPageSize`` without bodies
+    /// (small: ids and revisions), as does every feed read from the start.
+    static func readFeed(from database: CouchDatabase, since: CouchSequence?, options: SyncOptions,
                          progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Feed {
         var latest: [String: Int] = [:]
         var changes: [Change] = []
+        func take(_ change: Change) {
+            guard change.id.hasPrefix(ContactDocument.idPrefix) else { return }
+            if let index = latest[change.id] {
+                changes[index] = change
+            } else {
+                latest[change.id] = changes.count
+                changes.append(change)
+            }
+        }
         var position = since
         var last: CouchSequence?
-        while true {
-            let page = try await database.changes(ChangesRequest(since: position, limit: pageSize, allRevisions: true))
-            for change in page.results where change.id.hasPrefix(ContactDocument.idPrefix) {
-                if let index = latest[change.id] {
-                    changes[index] = change
-                } else {
-                    latest[change.id] = changes.count
-                    changes.append(change)
-                }
+        if let since, options.feedDocumentLimit > 0 {
+            let limit = options.feedDocumentLimit
+            let reader = database.changesFeed(ChangesRequest(since: since, limit: limit, includeDocuments: true,
+                                                             allRevisions: true, conflicts: true),
+                                              maximumRowBytes: min(options.maximumStreamedRowBytes, largestCarriedRowBytes))
+            var rows = 0
+            while let change = try await reader.next() {
+                rows += 1
+                take(change)
             }
+            let (end, pending, skipped) = (await reader.lastSequence, await reader.pending, await reader.skippedRowCount)
+            if skipped > 0 || end == nil {
+                // A row too large to carry was passed over: list the feed again, without documents.
+                (latest, changes) = ([:], [])
+            } else if rows < limit || pending == 0 {
+                progress?(SyncProgress(phase: .reading, done: changes.count, total: nil))
+                return Feed(changes: changes, lastSequence: end, carriesDocuments: true)
+            } else {
+                // A long feed: its documents come later, as the pull wants them.
+                for index in changes.indices { changes[index].document = nil }
+                (position, last) = (end, end)
+            }
+        }
+        while true {
+            let page = try await database.changes(ChangesRequest(since: position, limit: options.changesPageSize, allRevisions: true))
+            page.results.forEach(take)
             last = page.lastSequence
             position = page.lastSequence
             progress?(SyncProgress(phase: .reading, done: changes.count, total: nil))
-            if page.results.count < pageSize || page.pending == 0 { break }
+            if page.results.count < options.changesPageSize || page.pending == 0 { break }
         }
         return Feed(changes: changes, lastSequence: last)
     }

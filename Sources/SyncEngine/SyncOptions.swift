@@ -30,6 +30,12 @@ public struct SyncOptions: Sendable {
     /// The largest row of a streamed `_changes?include_docs=true` response taken whole (64 MB);
     /// a larger document is fetched by key instead.
     public var maximumStreamedRowBytes = 64 << 20
+    /// The most changes a sync reads with their documents in its first `_changes` request after
+    /// a checkpoint (128): a feed no longer than this — what usually changed between two
+    /// syncs — brings what the pull applies in the request that lists it, and a longer one is
+    /// listed without them (0: never). Each such row is at most 1 MB (a larger one is fetched
+    /// as a long feed's documents are), so the documents held stay small.
+    public var feedDocumentLimit = 128
     /// Called as the sync goes (from any task).
     public var progress: (@Sendable (SyncProgress) -> Void)?
 

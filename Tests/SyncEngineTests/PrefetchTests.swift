@@ -20,9 +20,9 @@ import TestSupport
         return false
     }
 
-    /// The feed reads (without bodies) among the logged requests.
+    /// The feed reads among the logged requests.
     private func feedReads(_ requests: RequestLog) async -> [String] {
-        await requests.urls.filter { $0.contains("/_changes") && !$0.contains("include_docs=true") }
+        await requests.urls.filter { $0.contains("/_changes") }
     }
 
     /// Books a (with `count` contacts) and b, both synced with `remote` and in step.
@@ -70,9 +70,12 @@ import TestSupport
                 #expect(early.count == 2 && early[0].contains("/_local/cardsync-"), "\(early)")
             }
             #expect(report.pulled.map(\.uid) == ["c3"] && report.problems.isEmpty)
-            // Neither was read again by the engine: one checkpoint read (then its save), one feed read.
+            // Neither was read again by the engine: one checkpoint read (then its save), one feed
+            // read, which brought the changed document: the pull fetched nothing.
             #expect(await requests.methods(containing: "/_local/") == ["GET", "PUT"])
             #expect(await feedReads(requests).count == 1)
+            #expect(await feedReads(requests).allSatisfy { $0.contains("include_docs=true") })
+            #expect(!(await requests.urls).contains { $0.contains("/_all_docs") })
             #expect(try a.read("c3.vcf").contains("moved@example.com"))
             #expect(try await liveHashes(a) == (try await remoteHashes(remote)))
 
