@@ -4,7 +4,7 @@ import TestSupport
 import VCardKit
 
 /// End-to-end behaviour of the `cardsync` binary: output, standard error and exit status.
-@Suite(.blockingCalls) struct CLITests {
+@Suite struct CLITests {
     static let fixtures = TestPaths.fixtures("CLITests")
 
     private func fixture(_ name: String) -> String { Self.fixtures.appendingPathComponent(name).path }
@@ -168,7 +168,7 @@ import VCardKit
 
 /// The four formats through the command line: detection by content, conversion, validation
 /// against the schemas.
-@Suite(.blockingCalls) struct CLIFormatTests {
+@Suite struct CLIFormatTests {
     static let fixtures = TestPaths.fixtures("CLITests")
 
     @Test func convertsVCardToJCardAndXCardAndBackKeepingEveryProperty() throws {
@@ -245,7 +245,7 @@ import VCardKit
 
 /// Every JSON Schema in `Schemas/` is a valid Draft 2020-12 schema with an `$id`, a
 /// description, and examples that validate against it.
-@Suite(.blockingCalls) struct SchemaFileTests {
+@Suite struct SchemaFileTests {
     static let schemas = ((try? FileManager.default.contentsOfDirectory(atPath: TestPaths.repositoryRoot.appendingPathComponent("Schemas").path)) ?? [])
         .filter { $0.hasSuffix(".schema.json") }.sorted()
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `cardsync diff`, `duplicates`, `merge` and the undo of a merge by `restore`, through the built binary.
-@Suite(.blockingCalls) struct DiffCommandTests {
+@Suite struct DiffCommandTests {
     static let old = """
     BEGIN:VCARD\r\nVERSION:3.0\r\nUID:ada\r\nFN:Ada Lovelace\r\nEMAIL;TYPE=INTERNET:ada@example.com\r\nTITLE:Analyst\r\nEND:VCARD\r
     BEGIN:VCARD\r\nVERSION:4.0\r\nUID:alan\r\nFN:Alan Turing\r\nEND:VCARD\r

@@ -7,7 +7,7 @@ import TestSupport
 
 /// How commands fail: with the documented exit status, a plain message, one JSON object under
 /// `--format json`, and nothing from the input that could drive the terminal.
-@Suite(.blockingCalls) struct FailureReportingTests {
+@Suite struct FailureReportingTests {
     @Test func aRefusedConnectionIsAnsweredAtOnceAndPlainly() throws {
         let root = try TestPaths.makeTemporaryDirectory("cli-refused")
         let book = root.appendingPathComponent("book").path
@@ -131,7 +131,7 @@ import TestSupport
 }
 
 /// Output to something that is not a regular file is written into it, never renamed over it.
-@Suite(.blockingCalls) struct OutputTargetTests {
+@Suite struct OutputTargetTests {
     @Test(arguments: [1, 1200])
     func aWriteTheDeviceRefusesFailsTheCommandAndNamesTheTarget(cards: Int) throws {
         // /dev/full takes nothing: a single card fails only when the last buffer is flushed, many

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `cardsync install` puts a working cardsync, its completions and its man page under a prefix.
-@Suite(.blockingCalls) struct InstallCommandTests {
+@Suite struct InstallCommandTests {
     @Test func installsAWorkingCommandWithCompletionsAndAManPage() throws {
         let prefix = try TestPaths.makeTemporaryDirectory("install")
         defer { try? FileManager.default.removeItem(at: prefix) }

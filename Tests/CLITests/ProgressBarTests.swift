@@ -6,7 +6,7 @@ import TestSupport
 /// the counts and a rate; on a pipe it shows none of it, and standard output is the same bytes
 /// either way. The book is generated (3000 cards): the first update of each phase and the one that
 /// reaches its total are always drawn, so what is checked does not depend on the machine's speed.
-@Suite(.serialized, .blockingCalls) struct ProgressBarTests {
+@Suite(.serialized) struct ProgressBarTests {
     /// A folder with `big.vcf` (3000 cards) and `dup.vcf` (the same people with duplicates),
     /// and two sub-folders, `terminal` and `pipe`, to run the same commands in.
     let root: URL

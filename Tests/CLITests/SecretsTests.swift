@@ -11,7 +11,7 @@ import Glibc
 
 /// No password or authorization header ever reaches logs, data files, errors or `--format json`
 /// output: a full run with a known password, then every byte written is searched for it.
-@Suite(.blockingCalls) struct SecretsTests {
+struct SecretsTests {
     static let password = "Kn0wn-Pa55word-7f3a"
 
     /// The forms a leaked password could take.

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// `cardsync web` from the command line.
-@Suite(.blockingCalls) struct WebCommandTests {
+@Suite struct WebCommandTests {
     @Test func refusesToServeBeyondLoopbackWithoutPasswordAndTLS() throws {
         let book = try TestPaths.makeTemporaryDirectory("web-cli").appendingPathComponent("book")
         _ = try CLIRunner.run(["init", book.path])
@@ -18,7 +18,7 @@ import TestSupport
 }
 
 /// "Sync now" on the web page against a real `cardsync serve`, both child processes.
-@Suite(.blockingCalls) struct WebSyncNowTests {
+@Suite struct WebSyncNowTests {
     /// Starts `cardsync arguments…` with its output in `work`, and waits for its "listening on" line.
     static func start(_ arguments: [String], named name: String, in work: URL) async throws -> (Process, Int) {
         let output = work.appendingPathComponent("\(name).out")
@@ -111,7 +111,7 @@ import TestSupport
 /// `cardsync web --password --tls-cert --tls-key`: https with a test certificate, a sign-in page,
 /// and every page but it and the static assets refused without the session cookie. The client
 /// is curl, trusting the test certificate.
-@Suite(.blockingCalls) struct WebPasswordTests {
+@Suite struct WebPasswordTests {
     static let password = "Web-Pa55word-3c1d"
 
     struct Answer {

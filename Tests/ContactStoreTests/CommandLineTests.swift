@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// The address book commands, through the built `cardsync` binary.
-@Suite(.blockingCalls) struct CommandLineTests {
+struct CommandLineTests {
     func run(_ arguments: [String], input: String? = nil) throws -> CLIRunner.Result {
         try CLIRunner.run(arguments, input: input.map { Data($0.utf8) })
     }

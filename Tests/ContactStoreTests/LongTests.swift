@@ -6,7 +6,7 @@ import TestSupport
 
 /// The acceptance runs at full size. They take minutes, so they run only with
 /// `CARDSYNC_LONG_TESTS=1 swift test --filter LongTests`.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["CARDSYNC_LONG_TESTS"] == "1"), .blockingCalls)
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["CARDSYNC_LONG_TESTS"] == "1"))
 struct LongTests {
     static let count = Int(ProcessInfo.processInfo.environment["CARDSYNC_LONG_COUNT"] ?? "") ?? 100_000
 

@@ -8,7 +8,7 @@ import TestSupport
 
 /// Large attachments through a server in a child process (`cardsync serve`), whose memory can
 /// be read from `/proc` apart from the test's own.
-@Suite(.serialized, .blockingCalls) struct AttachmentStreaming {
+@Suite(.serialized) struct AttachmentStreaming {
     /// The child's peak resident memory (`VmHWM`), in bytes.
     static func peakResidentBytes(of server: ChildServer) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)

@@ -68,7 +68,7 @@ final class ChildServer: Sendable {
     }()
 }
 
-@Suite(.blockingCalls) struct Durability {
+@Suite struct Durability {
     /// How many times the server is killed (the issue asks for 20; CI may raise it).
     static let rounds = Int(ProcessInfo.processInfo.environment["COUCHSERVER_KILL_ROUNDS"] ?? "") ?? 20
     /// How long the check after a restart may wait for a byte. HummingbirdTesting's default of 15 s

@@ -8,7 +8,7 @@ import TestSupport
 
 /// `cardsync serve --tls-cert --tls-key`: https with a certificate the client verifies, and
 /// the refusal to listen beyond loopback without an admin and TLS.
-@Suite(.blockingCalls) struct TLSServe {
+@Suite struct TLSServe {
     /// Runs a TLS server with the test certificate (for 127.0.0.1) and gives `body` its https URL
     /// and the certificate file.
     func withTLSServer(_ body: @Sendable (URL, String) async throws -> Void) async throws {

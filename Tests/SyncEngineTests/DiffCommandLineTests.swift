@@ -4,7 +4,7 @@ import TestSupport
 
 /// `cardsync diff` with a CouchDB database URL as one side, through the built binary and a
 /// `cardsync serve` child process.
-@Suite(.serialized, .blockingCalls) struct DiffCommandLineTests {
+@Suite(.serialized) struct DiffCommandLineTests {
     @Test func diffOfASyncedDatabaseWithItsBookFindsNothingThenExactlyTheEdit() throws {
         let root = try TestPaths.makeTemporaryDirectory("cli-diff-remote")
         defer { try? FileManager.default.removeItem(at: root) }

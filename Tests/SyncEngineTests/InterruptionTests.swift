@@ -11,7 +11,7 @@ import Glibc
 
 /// `cardsync sync` killed (kill -9) at random moments, and the server stopped mid-sync: the
 /// next sync resumes from durable state and converges, without duplicates and without losing an edit.
-@Suite(.serialized, .blockingCalls) struct InterruptionTests {
+@Suite(.serialized) struct InterruptionTests {
     @Test func syncKilledAtRandomMomentsConvergesEveryTime() async throws {
         let root = try TestPaths.makeTemporaryDirectory("kill-sync")
         let server = try ServeProcess(data: root.appendingPathComponent("server"))

@@ -4,7 +4,7 @@ import TestSupport
 
 /// The progress line of `cardsync sync`: drawn on standard error when it is a terminal, never
 /// when it is a pipe or a file (scripts and logs get the summary only), and never with `--format json`.
-@Suite(.serialized, .blockingCalls) struct ProgressLineTests {
+@Suite(.serialized) struct ProgressLineTests {
     @Test func aTerminalSeesTheProgressLineAPipeNever() throws {
         let root = try TestPaths.makeTemporaryDirectory("cli-progress")
         let server = try ServeProcess(data: root.appendingPathComponent("server"))

@@ -6,7 +6,7 @@ import TestSupport
 
 /// `cardsync sync`, `remote` and `status` through the built binary: output, exit statuses, the
 /// embedded endpoint, and that no password ends up anywhere.
-@Suite(.serialized, .blockingCalls) struct SyncCommandLineTests {
+@Suite(.serialized) struct SyncCommandLineTests {
     func run(_ arguments: [String], _ environment: [String: String] = [:]) throws -> CLIRunner.Result {
         try CLIRunner.run(arguments, environment: environment)
     }

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `cardsync sync` and `cardsync remote` over https: the server's certificate is verified unless
 /// `--insecure` is given (on the command line or saved with the remote).
-@Suite(.serialized, .blockingCalls) struct TLSCommandLineTests {
+@Suite(.serialized) struct TLSCommandLineTests {
     @Test func anUntrustedCertificateStopsTheSyncUntilInsecureIsGiven() async throws {
         let root = try TestPaths.makeTemporaryDirectory("cli-tls")
         let server = try ServeProcess(data: root.appendingPathComponent("server"))

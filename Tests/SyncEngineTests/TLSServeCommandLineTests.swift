@@ -4,7 +4,7 @@ import TestSupport
 
 /// `cardsync serve --tls-cert --tls-key` with `cardsync sync` on the other end: the client
 /// verifies the server's certificate, and `--ca-file` makes it trust a self-signed one.
-@Suite(.serialized, .blockingCalls) struct TLSServeCommandLineTests {
+@Suite(.serialized) struct TLSServeCommandLineTests {
     @Test func syncVerifiesATLSServeAndTrustsTheCertificateGivenWithCAFile() async throws {
         let root = try TestPaths.makeTemporaryDirectory("cli-tls-serve")
         defer { try? FileManager.default.removeItem(at: root) }

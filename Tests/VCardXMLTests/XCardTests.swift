@@ -7,7 +7,7 @@ import VCardKit
 /// xCard (RFC 6351): the corpus converts through xCard without loss, every document cardsync
 /// writes validates against `Schemas/xcard.rng`, the RFC example reads as the RFC says, and
 /// hostile documents are refused.
-@Suite(.blockingCalls) struct XCardTests {
+@Suite struct XCardTests {
     static let readableText = CorpusIndex.entries.filter { $0.isVCardText && ($0.expected != .invalid || $0.cards > 0) }
     static let extendedSchema = schema("xcard.rng")
     static let rfcSchema = schema("xcard-rfc6351.rng")
