@@ -342,7 +342,7 @@ public struct SyncEngine: Sendable {
             } else {
                 // A long feed: its documents come later, as the pull wants them.
                 for index in changes.indices { changes[index].document = nil }
-                (position, last) = (end, end)
+                position = end
             }
         }
         while true {
