@@ -31,6 +31,9 @@ public actor ChangesFeedReader {
     public private(set) var skippedRowCount = 0
     /// Requests sent for this feed (1, plus one per resumption).
     public private(set) var requestCount = 0
+    /// Bytes of response body taken from the connection so far (every request's), a chunk ahead
+    /// of the rows returned at most.
+    public private(set) var bytesReceived = 0
 
     private enum Place { case beforeDocument, inDocument, inResults, done }
 
@@ -146,6 +149,7 @@ public actor ChangesFeedReader {
                                        underlying: String(describing: error))
             }
             if let chunk {
+                bytesReceived += chunk.count
                 reader.feed(chunk)
             } else {
                 reader.finish()

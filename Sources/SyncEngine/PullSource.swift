@@ -107,8 +107,8 @@ actor WholeFeedFetch: PullSource {
     }
 }
 
-/// The documents a short changes feed carried (``SyncEngine/Feed/carriesDocuments``), in
-/// feed order, a batch at a time: nothing is fetched.
+/// The documents the changes feed carried (``SyncEngine/Feed/carriedThrough``), in feed
+/// order, a batch at a time: nothing is fetched.
 actor CarriedDocuments: PullSource {
     private var rows: ArraySlice<FetchedDocument>
     let batchSize: Int

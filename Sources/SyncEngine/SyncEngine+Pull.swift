@@ -22,11 +22,12 @@ extension SyncEngine {
     /// applied). `isComplete`: the feed was read from the start, so a document it does not
     /// list is not on the server at all.
     ///
-    /// A short feed carried its documents (``Feed/carriesDocuments``): nothing is fetched. When
-    /// most of a longer feed is to be fetched (a first pull), the documents come from one
-    /// streamed `_changes?include_docs=true&style=all_docs` response read as it arrives
-    /// (``ChangesFeedReader``); otherwise, and for any document the stream did not give (too
-    /// large, or gone), by key from `_all_docs`.
+    /// The documents the feed carried (``Feed/carriedThrough``: all of a short feed's) are
+    /// applied first, with no request. When most of the rest is to be fetched (a first pull),
+    /// its documents come from one streamed `_changes?include_docs=true&style=all_docs`
+    /// response read as it arrives (``ChangesFeedReader``) from where the carried rows end;
+    /// otherwise, and for any document the stream did not give (too large, or gone), by key
+    /// from `_all_docs`.
     func pull(_ feed: Feed, isComplete: Bool, since: CouchSequence?, states: [String: RemoteSyncState],
               report: inout SyncReport) async throws -> PullOutcome {
         var outcome = PullOutcome()
@@ -42,15 +43,18 @@ extension SyncEngine {
         let records = await book.records(for: candidates.compactMap { ContactDocument.uid(fromDocumentID: $0.id) })
         guard !candidates.isEmpty else { return outcome }
         var done = 0
-        if feed.carriesDocuments {
-            let carried = CarriedDocuments(candidates.map(FetchedDocument.init), batchSize: options.pullBatchSize)
-            try await pullBatches(from: carried, total: candidates.count, done: &done, states: states, records: records,
+        let carried = candidates.filter { $0.document != nil }
+        if !carried.isEmpty {
+            try await pullBatches(from: CarriedDocuments(carried.map(FetchedDocument.init), batchSize: options.pullBatchSize),
+                                  total: candidates.count, done: &done, states: states, records: records,
                                   outcome: &outcome, report: &report)
-            return outcome
+            if carried.count == candidates.count { return outcome }
         }
-        var leftovers = candidates.map(\.id)
-        if candidates.count > 1 && candidates.count * 2 >= feed.changes.count {
-            let streamed = StreamedFetch(feed: database.changesFeed(ChangesRequest(since: since ?? .zero, includeDocuments: true,
+        let uncarried = candidates.filter { $0.document == nil }
+        var leftovers = uncarried.map(\.id)
+        if uncarried.count > 1 && uncarried.count * 2 >= feed.changes.count(where: { $0.document == nil }) {
+            let start = feed.carriedThrough ?? since ?? .zero
+            let streamed = StreamedFetch(feed: database.changesFeed(ChangesRequest(since: start, includeDocuments: true,
                                                                                    allRevisions: true, conflicts: true),
                                                                     maximumRowBytes: options.maximumStreamedRowBytes),
                                          wanted: Set(leftovers), batchSize: options.pullBatchSize)

@@ -284,10 +284,14 @@ public struct SyncEngine: Sendable {
         /// The latest change per contact document, in feed order.
         var changes: [Change]
         var lastSequence: CouchSequence?
-        /// Every change carries its document as the feed listed it (the winner with its
-        /// `_conflicts`, or a deletion's stub): the feed was short and read with its documents
-        /// in one response, so the pull fetches nothing more.
-        var carriesDocuments = false
+        /// How far the feed's rows carry their documents: every row up to this position was
+        /// read with its document (the winner with its `_conflicts`, or a deletion's stub),
+        /// which the pull applies without fetching it; a row after it has none (`nil`: no row
+        /// carries one). A document listed again later in the feed is listed without it.
+        var carriedThrough: CouchSequence?
+
+        /// The changes whose documents came with the feed.
+        var carried: [Change] { changes.filter { $0.document != nil } }
     }
 
     /// Every contact change since `since`, the latest per document (see ``readFeed(from:since:options:progress:)``).
@@ -295,18 +299,20 @@ public struct SyncEngine: Sendable {
         try await Self.readFeed(from: database, since: since, options: options, progress: options.progress)
     }
 
-    /// The largest row a short feed carries whole (see ``SyncOptions/feedDocumentLimit``): a
-    /// larger document is fetched as a long feed's are.
+    /// The largest row the feed's first request carries whole (see
+    /// ``SyncOptions/feedDocumentLimit``): a larger document is fetched as a long feed's are.
     static let largestCarriedRowBytes = 1 << 20
 
     /// Every contact change of `database` since `since`, the latest per document.
     ///
     /// After a checkpoint, the first ``SyncOptions/feedDocumentLimit`` rows are asked for with
-    /// their documents (`include_docs=true&style=all_docs&conflicts=true`, read as they arrive):
-    /// when that is the whole feed — the usual case between two syncs — the feed carries them
-    /// (``Feed/carriesDocuments``) and the pull needs no request of its own. A longer feed drops
-    /// them and goes on from there in pages of ``SyncOptions/changesPageSize`` without bodies
-    /// (small: ids and revisions), as does every feed read from the start.
+    /// their documents (`include_docs=true&style=all_docs&conflicts=true`, read as they arrive),
+    /// and kept with their rows (``Feed/carriedThrough``) until the response has brought
+    /// ``SyncOptions/feedDocumentBytes``: when that is the whole feed — the usual case between
+    /// two syncs — the pull needs no request of its own. A longer feed goes on from there in
+    /// pages of ``SyncOptions/changesPageSize`` without bodies (small: ids and revisions), as
+    /// does every feed read from the start, and the pull fetches only what the first request
+    /// did not bring.
     static func readFeed(from database: CouchDatabase, since: CouchSequence?, options: SyncOptions,
                          progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Feed {
         var latest: [String: Int] = [:]
@@ -322,26 +328,36 @@ public struct SyncEngine: Sendable {
         }
         var position = since
         var last: CouchSequence?
+        var carriedThrough: CouchSequence?
         if let since, options.feedDocumentLimit > 0 {
             let limit = options.feedDocumentLimit
             let reader = database.changesFeed(ChangesRequest(since: since, limit: limit, includeDocuments: true,
                                                              allRevisions: true, conflicts: true),
                                               maximumRowBytes: min(options.maximumStreamedRowBytes, largestCarriedRowBytes))
             var rows = 0
-            while let change = try await reader.next() {
+            var carrying = true
+            while var change = try await reader.next() {
                 rows += 1
+                if carrying {
+                    let received = await reader.bytesReceived
+                    carrying = change.document != nil && received <= options.feedDocumentBytes
+                }
+                if carrying {
+                    carriedThrough = change.sequence
+                } else {
+                    change.document = nil
+                }
                 take(change)
             }
             let (end, pending, skipped) = (await reader.lastSequence, await reader.pending, await reader.skippedRowCount)
             if skipped > 0 || end == nil {
                 // A row too large to carry was passed over: list the feed again, without documents.
-                (latest, changes) = ([:], [])
+                (latest, changes, carriedThrough) = ([:], [], nil)
             } else if rows < limit || pending == 0 {
                 progress?(SyncProgress(phase: .reading, done: changes.count, total: nil))
-                return Feed(changes: changes, lastSequence: end, carriesDocuments: true)
+                return Feed(changes: changes, lastSequence: end, carriedThrough: carriedThrough)
             } else {
-                // A long feed: its documents come later, as the pull wants them.
-                for index in changes.indices { changes[index].document = nil }
+                // A long feed: the rest is listed from here, and its documents come as the pull wants them.
                 position = end
             }
         }
@@ -353,7 +369,7 @@ public struct SyncEngine: Sendable {
             progress?(SyncProgress(phase: .reading, done: changes.count, total: nil))
             if page.results.count < options.changesPageSize || page.pending == 0 { break }
         }
-        return Feed(changes: changes, lastSequence: last)
+        return Feed(changes: changes, lastSequence: last, carriedThrough: carriedThrough)
     }
 
     // MARK: - Errors

@@ -31,11 +31,15 @@ public struct SyncOptions: Sendable {
     /// a larger document is fetched by key instead.
     public var maximumStreamedRowBytes = 64 << 20
     /// The most changes a sync reads with their documents in its first `_changes` request after
-    /// a checkpoint (128): a feed no longer than this — what usually changed between two
-    /// syncs — brings what the pull applies in the request that lists it, and a longer one is
-    /// listed without them (0: never). Each such row is at most 1 MB (a larger one is fetched
-    /// as a long feed's documents are), so the documents held stay small.
-    public var feedDocumentLimit = 128
+    /// a checkpoint (1,024): a feed no longer than this — what usually changed between two
+    /// syncs — brings what the pull applies in the request that lists it; a longer one is
+    /// listed on without them, and the pull fetches only the rest (0: never). A row above
+    /// 1 MB is fetched as a long feed's documents are.
+    public var feedDocumentLimit = 1_024
+    /// The most response bytes whose documents the first `_changes` request keeps (16 MB): the
+    /// rows after that are kept without them, and the pull fetches those (bounds the memory a
+    /// feed of large documents, photos, holds before it is applied).
+    public var feedDocumentBytes = 16 << 20
     /// Called as the sync goes (from any task).
     public var progress: (@Sendable (SyncProgress) -> Void)?
 

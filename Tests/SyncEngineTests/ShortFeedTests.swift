@@ -7,8 +7,9 @@ import TestSupport
 
 /// After a checkpoint, a sync asks for the first changes with their documents: a short feed —
 /// what usually changed between two syncs — brings everything the pull applies in the one
-/// request that lists it. A longer feed, or one with a row too large to carry, is listed and
-/// pulled as before, and every path leaves the same book.
+/// request that lists it. A longer feed keeps the documents it brought and the pull fetches
+/// only the rest; a feed with a row too large to carry is listed and pulled as before; every
+/// path leaves the same book.
 @Suite struct ShortFeedTests {
     /// Books a and b with `count` contacts, both synced with `remote` and in step; then b edits
     /// c1 and c2, removes c3, adds n0 and syncs.
@@ -44,7 +45,7 @@ import TestSupport
             #expect(try await liveHashes(a) == (try await liveHashes(b)))
             let urls = await log.urls
             let feeds = urls.filter { $0.contains("/_changes") }
-            #expect(feeds.count == 1 && feeds[0].contains("include_docs=true") && feeds[0].contains("limit=128"), "\(urls)")
+            #expect(feeds.count == 1 && feeds[0].contains("include_docs=true") && feeds[0].contains("limit=1024"), "\(urls)")
             #expect(!urls.contains { $0.contains("/_all_docs") }, "\(urls)")
             #expect(!(try await sync(a, remote)).hasChanges)
         }
@@ -65,7 +66,7 @@ import TestSupport
     }
 
     @Test(arguments: Endpoint.all)
-    func aLongerFeedIsListedOnFromWhereItsDocumentsStopped(endpoint: Endpoint) async throws {
+    func aLongerFeedKeepsTheDocumentsItBroughtAndThePullFetchesOnlyTheRest(endpoint: Endpoint) async throws {
         try await withRemote(endpoint) { remote in
             let (a, b) = try await booksWithChangesOnTheServer(remote, count: 12, edits: 6)
             let log = RequestLog()
@@ -77,13 +78,31 @@ import TestSupport
             #expect(try await liveHashes(a) == (try await liveHashes(b)))
             let feeds = await log.urls.filter { $0.contains("/_changes") }
             // Four rows with documents, then the rest listed without them from the fourth row's
-            // position (not again from the checkpoint), then the documents fetched for the pull.
+            // position (not again from the checkpoint), then the other four documents streamed
+            // from there: the first four are not fetched again.
             #expect(feeds.count == 4, "\(feeds)")
             guard feeds.count == 4 else { return }
             #expect(feeds[0].contains("include_docs=true") && feeds[0].contains("limit=4"))
             #expect(feeds[1...2].allSatisfy { !$0.contains("include_docs") && $0.contains("limit=3") }, "\(feeds)")
             #expect(since(feeds[1]) != since(feeds[0]) && since(feeds[1]) != nil)
-            #expect(feeds[3].contains("include_docs=true") && since(feeds[3]) == since(feeds[0]))
+            #expect(feeds[3].contains("include_docs=true") && since(feeds[3]) == since(feeds[1]))
+            #expect(!(try await sync(a, remote)).hasChanges)
+        }
+    }
+
+    @Test(arguments: Endpoint.all)
+    func documentsPastTheByteBudgetAreNotKeptButFetched(endpoint: Endpoint) async throws {
+        try await withRemote(endpoint) { remote in
+            let (a, b) = try await booksWithChangesOnTheServer(remote)
+            let log = RequestLog()
+            // A budget the first chunk of the response already passes: no document is kept.
+            let report = try await sync(a, remote, feedDocumentBytes: 1, wrap: { RecordingTransport(base: $0, log: log) })
+
+            #expect(Set(report.pulled.map(\.uid)) == ["c1", "c2", "c3", "n0"] && report.problems.isEmpty, "\(report.pulled)")
+            #expect(try await liveHashes(a) == (try await liveHashes(b)))
+            let feeds = await log.urls.filter { $0.contains("/_changes") }
+            #expect(feeds.count == 2 && feeds.allSatisfy { $0.contains("include_docs=true") }, "\(feeds)")
+            #expect(feeds.count == 2 && since(feeds[1]) == since(feeds[0]), "\(feeds)")
             #expect(!(try await sync(a, remote)).hasChanges)
         }
     }

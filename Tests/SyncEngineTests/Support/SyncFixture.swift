@@ -129,7 +129,8 @@ private func withAdminClient<Value: Sendable>(_ url: URL, _ body: (CouchClient) 
 @discardableResult
 func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false,
           dedupe: Bool = false, reset: Bool = false, batchSize: Int = 500, pullBatchSize: Int? = nil, changesPageSize: Int = 5000,
-          maximumStreamedRowBytes: Int? = nil, feedDocumentLimit: Int? = nil, wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
+          maximumStreamedRowBytes: Int? = nil, feedDocumentLimit: Int? = nil, feedDocumentBytes: Int? = nil,
+          wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
           retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10)),
           clock: WallClock = .system, prefetching: Bool = true,
           progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
@@ -137,6 +138,7 @@ func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, d
                               pullBatchSize: pullBatchSize, changesPageSize: changesPageSize, progress: progress)
     if let maximumStreamedRowBytes { options.maximumStreamedRowBytes = maximumStreamedRowBytes }
     if let feedDocumentLimit { options.feedDocumentLimit = feedDocumentLimit }
+    if let feedDocumentBytes { options.feedDocumentBytes = feedDocumentBytes }
     return try await withDatabase(remote, wrap: wrap, retry: retry) { database in
         func run(_ prefetch: RemotePrefetch?) async throws -> SyncReport {
             var opening = AddressBook.OpenOptions(clock: clock)
