@@ -9,7 +9,10 @@ public import VCardKit
 ///
 /// The vCard text is authoritative. `hash`, `fn`, `emails` and `phones` are derived from it
 /// for people and views; other clients may edit the text without updating them, so reading a
-/// document always recomputes them from the text.
+/// document recomputes them from the text. The one exception is `hash` beside a `vcardDigest`
+/// (``TextDigest``) that the text still matches: the text is then exactly the one the hash was
+/// computed from, with the same version of the canonical form, and the hash is taken as it is
+/// (computing it is most of what reading a document costs).
 public enum ContactDocument {
     /// The prefix of every contact document id. It also makes ids of UIDs that start with `_`
     /// (reserved by CouchDB) valid, reversibly.
@@ -47,6 +50,7 @@ public enum ContactDocument {
             "uid": .string(uid),
             "vcard": .string(String(decoding: bytes, as: UTF8.self)),
             "hash": .string(hash.hexDigits),
+            "vcardDigest": .string(TextDigest(of: bytes).hexDigits),
             "fn": .string(card.formattedName ?? ""),
             "emails": .array(card.emailAddresses.map(JSONValue.string)),
             "phones": .array(card.telephoneNumbers.map(JSONValue.string)),
@@ -74,6 +78,7 @@ public enum ContactDocument {
             if text.isValidUTF8 { writer.append("vcard", validUTF8: text) } else { writer.append("vcard", string: String(decoding: bytes, as: UTF8.self)) }
         }
         writer.append("hash", string: hash.hexDigits)
+        writer.append("vcardDigest", string: TextDigest(of: bytes).hexDigits)
         writer.append("fn", string: card.formattedName ?? "")
         writer.append("emails", strings: card.emailAddresses)
         writer.append("phones", strings: card.telephoneNumbers)
@@ -102,7 +107,8 @@ public enum ContactDocument {
         public var bytes: [UInt8]
         /// The parsed card.
         public var card: VCard
-        /// Its content hash, computed from the text.
+        /// Its content hash: computed from the text, or the document's own when its
+        /// `vcardDigest` shows the text is the one that hash was computed from.
         public var hash: ContentHash
         /// Whether the card has no UID of its own.
         public var isGeneratedUID: Bool
@@ -118,7 +124,8 @@ public enum ContactDocument {
         public var editTime: Int64? { edited ?? updated }
     }
 
-    /// Reads a (live) contact document.
+    /// Reads a (live) contact document: its card, and the card's content hash (the document's
+    /// `hash` when its `vcardDigest` matches the text, else computed from the text).
     ///
     /// - Throws: a message naming what is wrong when the document is not a usable contact.
     public static func decode(_ document: JSONObject) throws(DocumentProblem) -> Decoded {
@@ -148,7 +155,15 @@ public enum ContactDocument {
         }
         let updated = document["updated"]?.stringValue.flatMap { UTCTimestamp.parse($0.utf8) }
         let edited = document["edited"]?.stringValue.flatMap { UTCTimestamp.parse($0.utf8) }
-        return Decoded(uid: uid, bytes: bytes, card: card, hash: ContentHash(of: card), isGeneratedUID: cardUID == nil,
+        let hash: ContentHash
+        if let recorded = document["hash"]?.stringValue.flatMap({ ContentHash(hexDigits: $0) }),
+           let digest = document["vcardDigest"]?.stringValue.flatMap({ TextDigest(hexDigits: $0) }),
+           digest == TextDigest(of: bytes) {
+            hash = recorded
+        } else {
+            hash = ContentHash(of: card)
+        }
+        return Decoded(uid: uid, bytes: bytes, card: card, hash: hash, isGeneratedUID: cardUID == nil,
                        revision: revision, updated: updated, edited: edited)
     }
 

@@ -28,6 +28,61 @@ import VCardKit
         #expect(decoded.revision == "3-0123456789abcdef0123456789abcdef")
     }
 
+    /// A document cardsync wrote carries the digest of its text beside its hash; while the text
+    /// still gives that digest, the hash is taken as the document has it and not computed again.
+    @Test func aHashBesideADigestTheTextStillMatchesIsTakenAsItIs() throws {
+        let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada Lovelace\r\nEMAIL:ada@example.com\r\nEND:VCARD\r\n"
+        let card = try VCardReader.read(Array(text.utf8), sourceName: "t").cards[0]
+        var document = ContactDocument.document(uid: "ada", bytes: Array(text.utf8), card: card, hash: ContentHash(of: card),
+                                                revision: "1-0123456789abcdef0123456789abcdef", updated: 0)
+        #expect(document["vcardDigest"]?.stringValue == TextDigest(of: Array(text.utf8)).hexDigits)
+        #expect(try ContactDocument.decode(document).hash == ContentHash(of: card))
+        // Shown with a hash the text would not give: it is read, not recomputed.
+        let recorded = String(repeating: "ab", count: 32)
+        document["hash"] = .string(recorded)
+        #expect(try ContactDocument.decode(document).hash.hexDigits == recorded)
+    }
+
+    /// Another client edits the text and leaves `hash` and `vcardDigest` as they were: the text
+    /// no longer gives the digest, so the hash is computed from the text.
+    @Test func aTextEditedElsewhereHasItsHashComputedAgain() throws {
+        let text = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada Lovelace\r\nEND:VCARD\r\n"
+        let card = try VCardReader.read(Array(text.utf8), sourceName: "t").cards[0]
+        var document = ContactDocument.document(uid: "ada", bytes: Array(text.utf8), card: card, hash: ContentHash(of: card),
+                                                revision: "1-0123456789abcdef0123456789abcdef", updated: 0)
+        let edited = text.replacingOccurrences(of: "FN:Ada Lovelace", with: "FN:Ada King")
+        document["vcard"] = .string(edited)
+        let editedCard = try VCardReader.read(Array(edited.utf8), sourceName: "t").cards[0]
+        let decoded = try ContactDocument.decode(document)
+        #expect(decoded.hash == ContentHash(of: editedCard) && decoded.hash != ContentHash(of: card))
+        // A malformed digest, or the edited text's bare SHA-256 (no version line), does not match.
+        for digest in ["not hex", "73718aea0b72aac73133d3d936b0a505c68938b413030bcdefd8523df3d78b9f"] {
+            document["vcardDigest"] = .string(digest)
+            document["hash"] = .string(String(repeating: "ab", count: 32))
+            #expect(try ContactDocument.decode(document).hash == ContentHash(of: editedCard), "\(digest)")
+        }
+    }
+
+    /// A card of ill-formed UTF-8 is sent repaired; its digest is of the bytes as stored, which
+    /// the repaired text does not give, so its hash is computed from the text read.
+    @Test func aRepairedTextHasItsHashComputedFromWhatWasRead() throws {
+        let bytes = Array("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:ada\r\nFN:Ada\r\nNOTE:caf".utf8) + [0xE9, 0xFF]
+            + Array("\r\nEND:VCARD\r\n".utf8)
+        let card = try VCardReader.read(bytes, sourceName: "t").cards[0]
+        var document = ContactDocument.document(uid: "ada", bytes: bytes, card: card, hash: ContentHash(of: card), revision: nil, updated: 0)
+        document["_rev"] = "1-0123456789abcdef0123456789abcdef"
+        let repaired = try #require(document["vcard"]?.stringValue)
+        let read = try VCardReader.read(Array(repaired.utf8), sourceName: "t").cards[0]
+        #expect(try ContactDocument.decode(document).hash == ContentHash(of: read))
+    }
+
+    /// The digest's text, pinned: SHA-256 of `cardsync-content-v1`, a line feed, and the bytes.
+    @Test func theTextDigestIsTheSHA256OfTheVersionLineAndTheBytes() {
+        let bytes = Array("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:4fbe8971-0bc3-424c-9c26-36c3e1eff6b1\r\nFN:Ada Lovelace\r\nEMAIL:ada@example.org\r\nEND:VCARD\r\n".utf8)
+        #expect(TextDigest(of: bytes).hexDigits == "272859d989508590aca453ef1aa6bfee4f90f73c04d73db6baf44cf1e023964c")
+        #expect(TextDigest(of: bytes) == TextDigest(hexDigits: "272859D989508590ACA453EF1AA6BFEE4F90F73C04D73DB6BAF44CF1E023964C"))
+    }
+
     /// The edit time travels as `edited`; a document without it (an older cardsync, another
     /// client) is dated by `updated`, as before.
     @Test func theEditTimeIsEditedElseUpdated() throws {
@@ -98,6 +153,9 @@ import VCardKit
         var withoutHash = live
         withoutHash["hash"] = nil
         #expect(try !problems(withoutHash).isEmpty)
+        var badDigest = live
+        badDigest["vcardDigest"] = "F00"
+        #expect(try !problems(badDigest).isEmpty)
         var notDeleted = tombstone
         notDeleted["_deleted"] = false
         #expect(try !problems(notDeleted).isEmpty)

@@ -5,6 +5,7 @@ import JSONText
 import SyncEngine
 import Testing
 import TestSupport
+import VCardKit
 
 /// The sync's scenarios, each against `cardsync serve` and (when `CARDSYNC_TEST_COUCHDB_URL` is
 /// set) a real CouchDB: every run ends with both sides holding the same contacts, nothing lost,
@@ -242,6 +243,29 @@ import TestSupport
 }
 
 extension SyncScenarioTests {
+    /// Another client edits a document's text and leaves `hash` and `vcardDigest` as cardsync
+    /// wrote them: both a book that had the contact and a new one hash the edited text itself.
+    @Test func aTextEditedElsewhereUnderTheOldHashAndDigestIsPulledWithItsOwnHash() async throws {
+        try await withRemote(.serve) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 3)
+            try await sync(a, remote)
+            var document = try await remote.db.document(id: "contact:c1")
+            let text = try #require(document["vcard"]?.stringValue)
+            document["vcard"] = .string(text.replacingOccurrences(of: "FN:Person C1", with: "FN:Edited Elsewhere"))
+            try await remote.db.put(document)
+            let b = try makeBook("b")
+            #expect(try await sync(b, remote).pulled.count == 3)
+            #expect(try await sync(a, remote).pulled.map(\.uid) == ["c1"])
+            for book in [a, b] {
+                let bytes = Array(try book.read("c1.vcf").utf8)
+                #expect(String(decoding: bytes, as: UTF8.self).contains("FN:Edited Elsewhere"))
+                let card = try VCardReader.read(bytes, sourceName: "c1.vcf").cards[0]
+                #expect(try await liveHashes(book)["c1"] == ContentHash(of: card).hexDigits, "\(book.lastPathComponent)")
+            }
+        }
+    }
+
     @Test func aDocumentTheServerRefusesIsAnErrorAndTheOthersLand() async throws {
         try await withRemote(.serve, maximumDocumentSize: 4000) { remote in
             let a = try makeBook("a")

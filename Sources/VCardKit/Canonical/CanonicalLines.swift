@@ -532,7 +532,7 @@ struct CanonicalLines: CanonicalSink {
     func text() -> [UInt8] {
         var text: [UInt8] = []
         text.reserveCapacity(storage.count + lines.count * 8 + 20)
-        text.append(contentsOf: "cardsync-content-v1\n".utf8)
+        text.append(contentsOf: ContentHash.versionLine)
         storage.withUnsafeBufferPointer { p in
             for line in lines {
                 Self.appendDecimal(line.bare.count + (line.hasGroup ? line.group.count + 1 : 0), to: &text)

@@ -8,7 +8,15 @@ extension ContentHash {
     /// ``canonicalTextBytes(of:)``), so the digest is the one the journal and the index hold.
     public init(of card: VCard) {
         let bytes = Self.canonicalTextBytes(of: card)
-        let digest = bytes.withUnsafeBytes { SHA256.hash(data: $0) }
+        self.init(digest: bytes.withUnsafeBytes { SHA256.hash(data: $0) })
+    }
+
+    /// The first line of the canonical text, which names the version of the canonical form: a
+    /// hash of another version is another hash.
+    static let versionLine = Array("cardsync-content-v1\n".utf8)
+
+    /// The 32 bytes of `digest` as a hash.
+    init(digest: SHA256.Digest) {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         digest.withUnsafeBytes { raw in
             func word(_ offset: Int) -> UInt64 {

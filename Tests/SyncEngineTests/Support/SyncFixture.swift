@@ -225,7 +225,7 @@ func liveHashes(_ book: URL) async throws -> [String: String] {
     }
 }
 
-/// The remote documents: UID → hash recomputed from the vCard text.
+/// The remote documents: UID → the content hash of the vCard text, as a pull reads it.
 func remoteHashes(_ remote: TestRemote) async throws -> [String: String] {
     var result: [String: String] = [:]
     for (uid, document) in try await remote.contactDocuments() {
