@@ -139,8 +139,11 @@ extension SyncEngine {
     private func pushBatch(_ batch: [PendingPush]) async throws -> BatchOutcome {
         var outcome = BatchOutcome()
         let live = batch.filter { !$0.isDeletion }
-        let contacts = Dictionary(await book.storedContacts(records: live.map(\.record), selecting: ContactDocument.propertiesRead).map { ($0.uid, $0) },
-                                  uniquingKeysWith: { first, _ in first })
+        let read = await book.storedContacts(records: live.map(\.record), selecting: ContactDocument.propertiesRead)
+        let contacts = Dictionary(read.contacts.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+        // Edited in the folder since the scan: its document would pair the new text with the old
+        // hash (which a pull takes beside a matching digest), so it waits for the next sync.
+        let changed = Set(read.changed.map(\.uid))
         var documents: [SerializedDocument] = []
         documents.reserveCapacity(batch.count)
         var sent: [PendingPush] = []
@@ -152,6 +155,11 @@ extension SyncEngine {
                                                           edited: item.record.editTime)
                 documents.append(SerializedDocument(id: ContactDocument.documentID(forUID: uid), text: tombstone.serialized()))
             } else {
+                if changed.contains(uid) {
+                    outcome.problems.append(.init(subject: uid, name: item.record.name,
+                                                  message: "\(item.record.file) changed in the folder during the sync; the next sync pushes it"))
+                    continue
+                }
                 guard let contact = contacts[uid], let hash = item.record.hash else {
                     outcome.problems.append(.init(subject: uid, name: item.record.name,
                                                   message: "\(item.record.file) cannot be read now; it is pushed by the next sync once readable"))

@@ -266,6 +266,43 @@ extension SyncScenarioTests {
         }
     }
 
+    /// A file edited again between the sync's scan and its push: the push does not pair the new
+    /// text with the hash the scan recorded (a pull would take that hash beside the text's
+    /// digest); the contact waits for the next sync, which pushes the new text with its own hash.
+    @Test func aFileEditedDuringTheSyncIsLeftForTheNextOneNotPushedUnderTheOldHash() async throws {
+        try await withRemote(.serve) { remote in
+            let a = try makeBook("a")
+            try fill(a, count: 3)
+            try await sync(a, remote)
+            try a.write(card("c1", "Person C1", note: "first edit"), to: "c1.vcf")
+            try a.write(card("c2", "Person C2", note: "first edit"), to: "c2.vcf")
+            // Past the 100 ms within which a file's stamp cannot tell a later edit: the scan keeps
+            // both stamps, and c2 is read by its stamp while c1's new one sends it to its hash.
+            try await Task.sleep(for: .milliseconds(150))
+            let report = try await sync(a, remote, afterOpening: {
+                try a.write(card("c1", "Person C1", note: "second edit, longer than the first"), to: "c1.vcf")
+            })
+            // Every document's hash is the hash of its own text, after each sync.
+            func expectEachHashIsItsTexts() async throws {
+                for (uid, document) in try await remote.contactDocuments() {
+                    let text = try #require(document["vcard"]?.stringValue)
+                    let card = try VCardReader.read(Array(text.utf8), sourceName: uid).cards[0]
+                    #expect(document["hash"]?.stringValue == ContentHash(of: card).hexDigits, "\(uid)")
+                }
+            }
+            #expect(report.pushed.map(\.uid) == ["c2"], "\(report.pushed)")
+            #expect(report.problems.map(\.subject) == ["c1"] && report.problems.first?.message.contains("changed in the folder during the sync") == true,
+                    "\(report.problems)")
+            try await expectEachHashIsItsTexts()
+            #expect(try await sync(a, remote).pushed.map(\.uid) == ["c1"])
+            try await expectEachHashIsItsTexts()
+            let b = try makeBook("b")
+            try await sync(b, remote)
+            #expect(try b.read("c1.vcf").contains("second edit"))
+            #expect(try await liveHashes(a) == (try await liveHashes(b)))
+        }
+    }
+
     @Test func aDocumentTheServerRefusesIsAnErrorAndTheOthersLand() async throws {
         try await withRemote(.serve, maximumDocumentSize: 4000) { remote in
             let a = try makeBook("a")

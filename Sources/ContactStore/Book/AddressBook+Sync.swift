@@ -216,22 +216,42 @@ extension AddressBook {
         }.flatMap { $0 }
     }
 
-    /// ``storedContacts(uids:selecting:)`` of contacts whose records the caller holds (the
-    /// pending records of a push), for `names`: a file of one contact in plain 3.0 or 4.0 text
-    /// whose card carries the record's UID is read without looking the contact and its file up
-    /// in the index again; any other contact is read as ``storedContacts(uids:selecting:)``
-    /// reads it.
-    public func storedContacts(records: [ContactRecord], selecting names: Set<String>) -> [StoredContact] {
+    /// The contacts of `records` as their files hold them now, for `names` (the pending records
+    /// of a push), and the records whose file no longer holds the version they describe (changed
+    /// in the folder since the book recorded it: the next scan records the new version).
+    ///
+    /// A file of one contact in plain 3.0 or 4.0 text, carrying the record's UID, whose stamp is
+    /// the one the book took when it recorded that version, is read for `names` only. Any other
+    /// contact — its file changed since, or written too shortly before that record to tell, or
+    /// holding other cards — is read whole, and kept only when its card still has the recorded
+    /// content hash: what a push sends with that hash is then always the text it was computed
+    /// from. A contact whose file cannot be read is in neither list.
+    public func storedContacts(records: [ContactRecord], selecting names: Set<String>)
+        -> (contacts: [StoredContact], changed: [ContactRecord]) {
         let directory = self.directory
         let wanted = names.union(["UID"])
-        let read = Parallel.map(records, minimumPerWorker: 16) { record -> StoredContact? in
-            guard !record.isGeneratedUID, let (bytes, _) = try? POSIX.readFile(directory + "/" + record.file) else { return nil }
+        let recordedStamps = records.map { index.stamps[$0.file] }
+        let read = Parallel.map(Array(records.indices), minimumPerWorker: 16) { position -> StoredContact? in
+            let record = records[position]
+            guard !record.isGeneratedUID, let recorded = recordedStamps[position],
+                  let (bytes, stamp) = try? POSIX.readFile(directory + "/" + record.file), stamp == recorded else { return nil }
             return Self.plainContact(bytes, record: record, wanted: wanted, directory: directory, names: names)
         }
         var contacts = read.compactMap { $0 }
-        let others = zip(records, read).filter { $0.1 == nil }.map(\.0.uid)
-        if !others.isEmpty { contacts += storedContacts(uids: others, selecting: names) }
-        return contacts
+        let others = zip(records, read).filter { $0.1 == nil }.map(\.0)
+        var changed: [ContactRecord] = []
+        if !others.isEmpty {
+            let whole = Dictionary(storedContacts(uids: others.map(\.uid)).map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+            // A card without a UID of its own was found by its recorded hash already.
+            let hashes = Parallel.map(others, minimumPerWorker: 16) { record in
+                record.isGeneratedUID ? record.hash : whole[record.uid].map { ContentHash(of: $0.card) }
+            }
+            for (record, hash) in zip(others, hashes) {
+                guard let hash, let contact = whole[record.uid] else { continue }
+                if hash == record.hash { contacts.append(contact) } else { changed.append(record) }
+            }
+        }
+        return (contacts, changed)
     }
 
     // MARK: - Applying remote changes

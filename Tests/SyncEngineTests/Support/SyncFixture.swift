@@ -125,7 +125,8 @@ private func withAdminClient<Value: Sendable>(_ url: URL, _ body: (CouchClient) 
 
 /// Syncs `book` with `remote` through the engine, over `transport` when given, the book opened
 /// with `clock`; as `cardsync sync` runs it, the first requests go out while the book is opened
-/// (``RemotePrefetch``) unless `prefetching` is false.
+/// (``RemotePrefetch``) unless `prefetching` is false. `afterOpening` runs once the book is
+/// open (its folder scanned) and before the engine starts: another program at work meanwhile.
 @discardableResult
 func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, dryRun: Bool = false, force: Bool = false,
           dedupe: Bool = false, reset: Bool = false, batchSize: Int = 500, pullBatchSize: Int? = nil, changesPageSize: Int = 5000,
@@ -133,7 +134,8 @@ func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, d
           wrap: (@Sendable (any CouchTransport) -> any CouchTransport)? = nil,
           retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10)),
           clock: WallClock = .system, prefetching: Bool = true,
-          progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
+          progress: (@Sendable (SyncProgress) -> Void)? = nil,
+          afterOpening: (@Sendable () throws -> Void)? = nil) async throws -> SyncReport {
     var options = SyncOptions(policy: policy, dryRun: dryRun, force: force, dedupe: dedupe, reset: reset, batchSize: batchSize,
                               pullBatchSize: pullBatchSize, changesPageSize: changesPageSize, progress: progress)
     if let maximumStreamedRowBytes { options.maximumStreamedRowBytes = maximumStreamedRowBytes }
@@ -144,7 +146,8 @@ func sync(_ book: URL, _ remote: TestRemote, policy: ConflictPolicy = .newest, d
             var opening = AddressBook.OpenOptions(clock: clock)
             if let prefetch { opening.indexOpened = { prefetch.bookOpened($0) } }
             return try await AddressBook.withOpen(at: book, options: opening) { opened in
-                try await SyncEngine(book: opened, database: database, remote: remote.key, options: options, prefetch: prefetch).sync()
+                try afterOpening?()
+                return try await SyncEngine(book: opened, database: database, remote: remote.key, options: options, prefetch: prefetch).sync()
             }
         }
         guard prefetching else { return try await run(nil) }
