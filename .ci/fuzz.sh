@@ -59,15 +59,15 @@ run_target() {
     -artifact_prefix="$artifacts" -print_final_stats=1 >"$log" 2>&1 || status=$?
   local execs elapsed cov corp found
   elapsed=$(( $(date +%s) - started ))
-  execs=$(grep -Eo 'stat::number_of_executed_units: [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -n 1 || echo 0)
-  cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)
-  corp=$(grep -Eo 'corp: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)
+  execs=$(grep -aEo 'stat::number_of_executed_units: [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -n 1 || echo 0)
+  cov=$(grep -aEo 'cov: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)
+  corp=$(grep -aEo 'corp: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+' || echo 0)
   found=$( (find "$artifacts" -type f 2>/dev/null || true) | wc -l)
   printf '{"target":"%s","seconds":%s,"executions":%s,"coverage":%s,"corpus":%s,"failingInputs":%s,"exit":%s}\n' \
     "$target" "$elapsed" "${execs:-0}" "${cov:-0}" "${corp:-0}" "$found" "$status"
   if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then
     echo "fuzz target $target failed (exit $status); see $log and $artifacts" >&2
-    grep -E 'Fatal error|ERROR|SUMMARY' "$log" | head -n 5 >&2 || true
+    grep -aE 'Fatal error|ERROR|SUMMARY' "$log" | head -n 5 >&2 || true
     return 1
   fi
 }
