@@ -289,9 +289,6 @@ public struct SyncEngine: Sendable {
         /// which the pull applies without fetching it; a row after it has none (`nil`: no row
         /// carries one). A document listed again later in the feed is listed without it.
         var carriedThrough: CouchSequence?
-
-        /// The changes whose documents came with the feed.
-        var carried: [Change] { changes.filter { $0.document != nil } }
     }
 
     /// Every contact change since `since`, the latest per document (see ``readFeed(from:since:options:progress:)``).
