@@ -141,4 +141,42 @@ import TestSupport
         let selected = try #require(PlainCardReader.read(frame.text[...], sourceName: "t", selecting: ["FN"]))
         #expect(selected.properties.map(\.name) == ["VERSION", "FN"])
     }
+
+    /// The parameters of a line not selected are only scanned for where they end; the scan must
+    /// take and refuse what reading them takes and refuses, so that a card goes to the full
+    /// reader for the same lines whether or not they are selected.
+    @Test(arguments: [
+        (";TYPE=\"cell,voice\",pref", true),
+        (";X-A=\"a;b:c,d\";X-B=e", true),
+        (";X-A=a\"b", true),
+        (";TYPE=a\"b,c\"d", true),
+        (";LABEL=\"a,b\",c", true),
+        (";X-A=f^n^^^'^x", true),
+        (";X-A=a\tb", true),
+        (";X-A=é,ü;HOME", true),
+        (";X-A=", true),
+        (";X-A=\"ab", false),
+        (";X-A=a\u{01}b", false),
+        (";=a", false),
+        (";X_A=1", false),
+        (";;X-A=1", false),
+        (";X-A=\"a\"b\"", true),
+    ])
+    func scansTheParametersOfALineNotSelectedAsItReadsThem(_ case: (parameters: String, isTaken: Bool)) {
+        let card = Array("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nX-P\(`case`.parameters):v\r\nEND:VCARD\r\n".utf8)
+        let selected = PlainCardReader.read(card[...], sourceName: "t", selecting: ["FN", "X-P"])
+        let notSelected = PlainCardReader.read(card[...], sourceName: "t", selecting: ["FN"])
+        #expect((selected != nil) == `case`.isTaken, "\(`case`.parameters), selected")
+        #expect((notSelected != nil) == `case`.isTaken, "\(`case`.parameters), not selected")
+        if let frame = Self.frames(card, source: "t").first {
+            Self.expectSameAsFullReader(frame, selecting: ["FN"])
+            Self.expectSameAsFullReader(frame, selecting: ["FN", "X-P"])
+        }
+    }
+
+    @Test func refusesAParameterValueThatIsNotUTF8OnALineNotSelected() {
+        let card = Array("BEGIN:VCARD\r\nVERSION:4.0\r\nFN:A\r\nX-P;X-A=a".utf8) + [0xC3, 0x28] + Array(":v\r\nEND:VCARD\r\n".utf8)
+        #expect(PlainCardReader.read(card[...], sourceName: "t", selecting: ["FN", "X-P"]) == nil)
+        #expect(PlainCardReader.read(card[...], sourceName: "t", selecting: ["FN"]) == nil)
+    }
 }

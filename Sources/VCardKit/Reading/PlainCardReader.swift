@@ -182,7 +182,7 @@ public enum PlainCardReader {
         let first = UnsafeBufferPointer(rebasing: buffer[line.start..<line.contentEnd])
         var end = position - line.start
         while end < first.count && first[end] == 0x3B {
-            guard let (_, next) = parameter(first, at: end + 1, refusingEncodings: false) else { return nil }
+            guard let next = parameterEnd(first, at: end + 1) else { return nil }
             end = next
         }
         guard end < first.count, first[end] == 0x3A else { return nil }
@@ -319,6 +319,63 @@ public enum PlainCardReader {
         guard !quoted, position < count, let value = String(validating: current, as: UTF8.self) else { return nil }
         values.append(value)
         return (VCardParameter(name: name, values: values), position)
+    }
+
+    /// Where the parameter starting at `start` ends, scanned exactly as
+    /// ``parameter(_:at:refusingEncodings:)`` reads it without refusing encodings (the same
+    /// lines give `nil`), but with nothing built: the header of every line is checked this way,
+    /// and building each parameter's name and values was a third of this reader's time in a push.
+    ///
+    /// The values are checked as UTF-8 in one piece, as written. The reader's pieces differ from
+    /// that only by ASCII bytes (it splits at commas, decodes `^` escapes to ASCII and drops the
+    /// quotes around a value), so whatever passes here passes there. The one difference is the
+    /// other way: a quote dropped between the bytes of one character fails here and passes
+    /// there, and such a line is left to the full reader, as lines this reader does not take are.
+    private static func parameterEnd(_ p: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
+        let count = p.count
+        var position = start
+        while position < count, p[position] != 0x3D, p[position] != 0x3B, p[position] != 0x3A {
+            guard isNameByte(p[position]) else { return nil }
+            position += 1
+        }
+        guard position < count, position > start else { return nil }
+        guard p[position] == 0x3D else { return position }  // a bare value (vCard 2.1 style)
+        let name = start..<position
+        let isType = p.isName("TYPE", name)
+        let isSingleValued = p.isName("LABEL", name) || p.isName("GEO", name) || p.isName("TZ", name)
+        position += 1
+        let valueStart = position
+        var currentLength = 0
+        var quoted = false
+        while position < count {
+            let byte = p[position]
+            if byte < 0x20 && byte != 0x09 { return nil }
+            if byte == 0x5E && position + 1 < count, p[position + 1] == 0x6E || p[position + 1] == 0x5E || p[position + 1] == 0x27 {
+                currentLength += 1
+                position += 2
+                continue
+            }
+            if byte == 0x22 {
+                if quoted {
+                    quoted = false
+                } else if currentLength == 0 || isType {
+                    quoted = true
+                } else {
+                    currentLength += 1
+                }
+                position += 1
+                continue
+            }
+            if !quoted && (byte == 0x3B || byte == 0x3A) { break }
+            if byte == 0x2C && (!quoted || isType) && !isSingleValued {
+                currentLength = 0
+            } else {
+                currentLength += 1
+            }
+            position += 1
+        }
+        guard !quoted, position < count, UnsafeBufferPointer(rebasing: p[valueStart..<position]).isValidUTF8 else { return nil }
+        return position
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
