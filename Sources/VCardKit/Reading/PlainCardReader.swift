@@ -256,12 +256,7 @@ public enum PlainCardReader {
     /// name with characters names cannot have.
     private static func parameter(_ p: UnsafeBufferPointer<UInt8>, at start: Int, refusingEncodings: Bool = true) -> (VCardParameter, Int)? {
         let count = p.count
-        var position = start
-        while position < count, p[position] != 0x3D, p[position] != 0x3B, p[position] != 0x3A {
-            guard isNameByte(p[position]) else { return nil }
-            position += 1
-        }
-        guard position < count, position > start else { return nil }
+        guard var position = parameterNameEnd(p, at: start) else { return nil }
         guard p[position] == 0x3D else {
             // A bare value (vCard 2.1 style): its name is implied.
             let value = String(decoding: UnsafeBufferPointer(rebasing: p[start..<position]), as: UTF8.self)
@@ -333,12 +328,7 @@ public enum PlainCardReader {
     /// there, and such a line is left to the full reader, as lines this reader does not take are.
     private static func parameterEnd(_ p: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
         let count = p.count
-        var position = start
-        while position < count, p[position] != 0x3D, p[position] != 0x3B, p[position] != 0x3A {
-            guard isNameByte(p[position]) else { return nil }
-            position += 1
-        }
-        guard position < count, position > start else { return nil }
+        guard var position = parameterNameEnd(p, at: start) else { return nil }
         guard p[position] == 0x3D else { return position }  // a bare value (vCard 2.1 style)
         let name = start..<position
         let isType = p.isName("TYPE", name)
@@ -375,6 +365,19 @@ public enum PlainCardReader {
             position += 1
         }
         guard !quoted, position < count, UnsafeBufferPointer(rebasing: p[valueStart..<position]).isValidUTF8 else { return nil }
+        return position
+    }
+
+    /// Where the name of the parameter starting at `start` ends: at its `=`, or at the `;` or
+    /// `:` after a bare value. `nil` when the name is empty, holds a byte a name may not hold, or
+    /// runs to the end of the line.
+    private static func parameterNameEnd(_ p: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
+        var position = start
+        while position < p.count, p[position] != 0x3D, p[position] != 0x3B, p[position] != 0x3A {
+            guard isNameByte(p[position]) else { return nil }
+            position += 1
+        }
+        guard position < p.count, position > start else { return nil }
         return position
     }
 
