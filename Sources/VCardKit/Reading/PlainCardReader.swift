@@ -251,21 +251,21 @@ public enum PlainCardReader {
     /// The parameter that starts at `start` (after its `;`) and the index of the `;` or `:` that
     /// ends it, read as the full reader reads it: `NAME=v1,v2` (values in double quotes may hold
     /// `;`, `:` and, except in `TYPE`, `,`), or a bare value whose name is implied. `nil` for what
-    /// the full reader decodes or reports: the encodings and charsets (unless `refusingEncodings`
-    /// is false, for a line whose value is not read), an unclosed quote, an empty parameter, a
-    /// name with characters names cannot have.
-    private static func parameter(_ p: UnsafeBufferPointer<UInt8>, at start: Int, refusingEncodings: Bool = true) -> (VCardParameter, Int)? {
+    /// the full reader decodes or reports: the encodings and charsets, an unclosed quote, an
+    /// empty parameter, a name with characters names cannot have. (A line whose value is not
+    /// read is only scanned, by ``parameterEnd(_:at:)``, which takes the encodings.)
+    private static func parameter(_ p: UnsafeBufferPointer<UInt8>, at start: Int) -> (VCardParameter, Int)? {
         let count = p.count
         guard var position = parameterNameEnd(p, at: start) else { return nil }
         guard p[position] == 0x3D else {
             // A bare value (vCard 2.1 style): its name is implied.
             let value = String(decoding: UnsafeBufferPointer(rebasing: p[start..<position]), as: UTF8.self)
             let name = CardParser.inferredParameterName(for: value)
-            guard name != "ENCODING" || !refusingEncodings else { return nil }
+            guard name != "ENCODING" else { return nil }
             return (VCardParameter(name: name, values: [value], isNameless: true), position)
         }
         let name = String(decoding: UnsafeBufferPointer(rebasing: p[start..<position]), as: UTF8.self)
-        guard !refusingEncodings || (!name.equalsIgnoringASCIICase("ENCODING") && !name.equalsIgnoringASCIICase("CHARSET")) else { return nil }
+        guard !name.equalsIgnoringASCIICase("ENCODING") && !name.equalsIgnoringASCIICase("CHARSET") else { return nil }
         let isType = name.equalsIgnoringASCIICase("TYPE")
         let isSingleValued = name.equalsIgnoringASCIICase("LABEL") || name.equalsIgnoringASCIICase("GEO") || name.equalsIgnoringASCIICase("TZ")
         position += 1
@@ -316,9 +316,9 @@ public enum PlainCardReader {
         return (VCardParameter(name: name, values: values), position)
     }
 
-    /// Where the parameter starting at `start` ends, scanned exactly as
-    /// ``parameter(_:at:refusingEncodings:)`` reads it without refusing encodings (the same
-    /// lines give `nil`), but with nothing built: the header of every line is checked this way,
+    /// Where the parameter starting at `start` ends, scanned exactly as ``parameter(_:at:)``
+    /// reads it except that encodings and charsets are taken (the same lines give `nil`
+    /// otherwise), but with nothing built: the header of every line is checked this way,
     /// and building each parameter's name and values was a third of this reader's time in a push.
     ///
     /// The values are checked as UTF-8 in one piece, as written. The reader's pieces differ from
