@@ -8,16 +8,17 @@ import TestSupport
 /// How commands fail: with the documented exit status, a plain message, one JSON object under
 /// `--format json`, and nothing from the input that could drive the terminal.
 @Suite struct FailureReportingTests {
+    /// "At once" is shown without a clock: a retried request says `after N attempts`; that the
+    /// connection is not retried inside the pool until the connect timeout is
+    /// ConnectionFailureTests' (the command line makes its client with
+    /// `CouchClient.makeHTTPClient`).
     @Test func aRefusedConnectionIsAnsweredAtOnceAndPlainly() throws {
         let root = try TestPaths.makeTemporaryDirectory("cli-refused")
         let book = root.appendingPathComponent("book").path
         #expect(try CLIRunner.run(["init", book]).status == 0)
         for arguments in [["sync", book, "--remote", "http://127.0.0.1:9/contacts"], ["diff", "http://127.0.0.1:9/contacts", book]] {
-            let started = Date()
             let result = try CLIRunner.run(arguments)
-            let elapsed = Date().timeIntervalSince(started)
             #expect(result.status == 69, "\(arguments[0]): \(result.standardError)")
-            #expect(elapsed < 2, "\(arguments[0]) took \(elapsed) s")
             #expect(result.standardError.contains("cannot reach http://127.0.0.1:9/contacts: nothing is listening on 127.0.0.1:9"),
                     "\(result.standardError)")
             for word in ["reset", "errno", "attempts"] {
