@@ -1,3 +1,4 @@
+import JSONText
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -488,7 +489,7 @@ enum POSIX {
             let name = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: length)
             if name.first == 0x2E && (length == 1 || (length == 2 && name[1] == 0x2E)) { continue }
             // The String is made from the bytes in place (no array per name first).
-            if let text = String(validating: name, as: UTF8.self) {
+            if let text = String(exactUTF8: name) {
                 names.append(text)
             } else {
                 undecodable.append(String(decoding: name, as: UTF8.self))

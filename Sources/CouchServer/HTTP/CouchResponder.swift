@@ -2,6 +2,7 @@ import ExtrasBase64
 import Foundation
 import HTTPServerSupport
 import Hummingbird
+import JSONText
 import Logging
 import NIOCore
 
@@ -109,7 +110,7 @@ struct CouchResponder: HTTPResponder {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "basic" {
                 guard let decoded = try? Base64.decode(string: String(parts[1])),
-                      let text = String(validating: decoded, as: UTF8.self), let colon = text.firstIndex(of: ":")
+                      let text = String(exactUTF8: decoded), let colon = text.firstIndex(of: ":")
                 else { throw Self.badCredentials }
                 let name = String(text[..<colon])
                 let password = String(text[text.index(after: colon)...])

@@ -327,7 +327,7 @@ public struct JSONParser {
         // Fast path: no escape, so the bytes are the string.
         index = Self.nextSpecialStringByte(in: bytes, from: index)
         if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
-            guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+            guard let text = String(exactUTF8: UnsafeBufferPointer(rebasing: bytes[start..<index])) else {
                 index = start + Self.firstInvalidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index]))
                 throw failure("a string is not valid UTF-8")
             }
@@ -342,7 +342,7 @@ public struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                guard let text = String(validating: decoded, as: UTF8.self) else {
+                guard let text = String(exactUTF8: decoded) else {
                     index = start
                     throw failure("a string is not valid UTF-8")
                 }

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONText
 
 /// Reads the lines of one card (from `BEGIN:VCARD` to `END:VCARD`) into a ``VCard``.
 ///
@@ -987,7 +988,7 @@ struct CardParser {
     }
 
     private func decodeText(_ raw: ArraySlice<UInt8>) -> String {
-        if let string = String(validating: raw, as: UTF8.self) { return string }
+        if let string = String(exactUTF8: raw) { return string }
         return Charsets.decode(Array(raw), charset: options.fallbackCharset) ?? String(decoding: raw, as: UTF8.self)
     }
 
@@ -1007,7 +1008,7 @@ struct CardParser {
             // which the word-at-a-time scan tells without a walk byte by byte.
             let (control, nonASCII) = scanForControlBytes(range)
             if control == nil,
-               var text = nonASCII ? String(validating: scratch[range], as: UTF8.self) : String(decoding: scratch[range], as: UTF8.self) {
+               var text = nonASCII ? String(exactUTF8: scratch[range]) : String(decoding: scratch[range], as: UTF8.self) {
                 // Without control bytes the value holds no line break; base64 drops spaces and tabs.
                 if kind == .binary && (encodingName == "BASE64" || encodingName == "B") && containsSpaceOrTab(range) {
                     text = String(decoding: scratch[range].filter { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self)
@@ -1033,11 +1034,11 @@ struct CardParser {
             if let decoded = Charsets.decode(valueBytes, charset: charset) {
                 text = decoded
             } else {
-                warn(.unknownCharset, "CHARSET=\(charset) is not a charset cardsync knows; the value was read as \(String(validating: valueBytes, as: UTF8.self) != nil ? "UTF-8" : options.fallbackCharset)",
+                warn(.unknownCharset, "CHARSET=\(charset) is not a charset cardsync knows; the value was read as \(String(exactUTF8: valueBytes) != nil ? "UTF-8" : options.fallbackCharset)",
                      logical: 0)
                 text = decodeText(valueBytes[...])
             }
-        } else if let valid = String(validating: valueBytes, as: UTF8.self) {
+        } else if let valid = String(exactUTF8: valueBytes) {
             text = valid
         } else {
             warn(.invalidUTF8, "value is not valid UTF-8 and names no CHARSET; it was read as \(options.fallbackCharset)",

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONText
 
 /// Decoding of the charsets vCard files name in `CHARSET` parameters, through the C library's
 /// iconv: UTF-8, US-ASCII, ISO-8859-1…15, Windows-1250…1258, Shift_JIS, EUC-JP, GB2312, GBK,
@@ -19,7 +20,7 @@ enum Charsets {
     /// Decodes `bytes` from the charset `name`; `nil` when the charset is unknown or the bytes
     /// are not valid in it.
     static func decode(_ bytes: [UInt8], charset name: String) -> String? {
-        if isUTF8(name) { return String(validating: bytes, as: UTF8.self) }
+        if isUTF8(name) { return String(exactUTF8: bytes) }
         let upper = name.asciiUppercased
         if upper == "ISO-8859-1" || upper == "LATIN1" || upper == "ISO8859-1" {
             var scalars = String.UnicodeScalarView()
@@ -54,6 +55,6 @@ enum Charsets {
             }
         }
         guard let produced else { return nil }
-        return String(validating: output[0..<produced].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(exactUTF8: output[0..<produced].map { UInt8(bitPattern: $0) })
     }
 }

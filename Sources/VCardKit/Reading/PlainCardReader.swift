@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONText
 
 /// Reads one card written in the plain syntax of vCard 3.0 and 4.0 — every logical line a
 /// property, folded only by a leading space or tab, in UTF-8, without 2.1 encodings — without
@@ -238,7 +239,7 @@ public enum PlainCardReader {
             let valueBytes = UnsafeBufferPointer(rebasing: p[valueStart..<count])
             let value: String
             if nonASCII {
-                guard let valid = String(validating: valueBytes, as: UTF8.self) else { return nil }
+                guard let valid = String(exactUTF8: valueBytes) else { return nil }
                 value = valid
             } else {
                 value = String(decoding: valueBytes, as: UTF8.self)
@@ -302,7 +303,7 @@ public enum PlainCardReader {
             }
             if !quoted && (byte == 0x3B || byte == 0x3A) { break }
             if byte == 0x2C && (!quoted || isType) && !isSingleValued {
-                guard let value = String(validating: current, as: UTF8.self) else { return nil }
+                guard let value = String(exactUTF8: current) else { return nil }
                 values.append(value)
                 current.removeAll(keepingCapacity: true)
                 position += 1
@@ -311,7 +312,7 @@ public enum PlainCardReader {
             current.append(byte)
             position += 1
         }
-        guard !quoted, position < count, let value = String(validating: current, as: UTF8.self) else { return nil }
+        guard !quoted, position < count, let value = String(exactUTF8: current) else { return nil }
         values.append(value)
         return (VCardParameter(name: name, values: values), position)
     }
