@@ -27,7 +27,7 @@ package enum JournalLine {
         if let card = event.card {
             // Escaped from its bytes when they are UTF-8 (no String is made of them).
             if card.withUnsafeBufferPointer({ $0.isValidUTF8 }) {
-                out.append(contentsOf: #""card":""#.utf8)
+                append(#""card":""#, to: &out)
                 card.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, to: &out) }
                 out.append(0x22)
             } else {
@@ -47,7 +47,7 @@ package enum JournalLine {
         let hasContact = event.operation != .checkpoint
         if hasContact {
             appendMember("file", string: event.file, to: &out)
-            if event.isGeneratedUID { out.append(contentsOf: #","generatedUID":true"#.utf8) }
+            if event.isGeneratedUID { append(#","generatedUID":true"#, to: &out) }
             out.append(0x2C)
         }
         appendMember("hash", hash: event.hash, to: &out)
@@ -58,12 +58,12 @@ package enum JournalLine {
         out.append(0x2C)
         appendMember("previousHash", hash: event.previousHash, to: &out)
         if let remote = event.remote { out.append(0x2C); appendMember("remote", string: remote, to: &out) }
-        if let restored = event.restoredSequence { out.append(contentsOf: #","restoredSeq":"#.utf8); out.append(contentsOf: String(restored).utf8) }
+        if let restored = event.restoredSequence { append(#","restoredSeq":"#, to: &out); appendDecimal(restored, to: &out) }
         if let revision = event.remoteRevision { out.append(0x2C); appendMember("rev", string: revision, to: &out) }
-        out.append(contentsOf: #","schemaVersion":"#.utf8)
-        out.append(contentsOf: String(event.schemaVersion).utf8)
-        out.append(contentsOf: #","seq":"#.utf8)
-        out.append(contentsOf: String(event.sequence).utf8)
+        append(#","schemaVersion":"#, to: &out)
+        appendDecimal(event.schemaVersion, to: &out)
+        append(#","seq":"#, to: &out)
+        appendDecimal(event.sequence, to: &out)
         out.append(0x2C)
         appendMember("source", string: event.source.rawValue, to: &out)
         if let summary = event.summary { out.append(0x2C); appendMember("summary", string: summary, to: &out) }
@@ -78,7 +78,12 @@ package enum JournalLine {
             CRC32.update(CRC32.update(0, UnsafeRawBufferPointer(rebasing: line[..<checksumAt])), UnsafeRawBufferPointer(rebasing: line[restAt...]))
         }
         let digits = checksumAt + checksumDigitsOffset
-        out.replaceSubrange(digits..<(digits + 8), with: CRC32.hex(crc).utf8)
+        out.withUnsafeMutableBufferPointer { line in
+            for index in 0..<8 {
+                let nibble = UInt8(truncatingIfNeeded: crc >> UInt32(28 - index * 4)) & 0xF
+                line[digits + index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+            }
+        }
         out.append(0x0A)
         return out
     }
@@ -87,10 +92,10 @@ package enum JournalLine {
     private static let checksumMember = Array(#""checksum":"00000000","#.utf8)
     private static let checksumDigitsOffset = 12
 
-    private static func appendMember(_ key: String, string value: String?, to out: inout [UInt8]) {
+    private static func appendMember(_ key: StaticString, string value: String?, to out: inout [UInt8]) {
         appendKey(key, to: &out)
         guard let value else {
-            out.append(contentsOf: "null".utf8)
+            append("null", to: &out)
             return
         }
         // JSONText writes strings as Python's json.dumps(..., ensure_ascii=False) does.
@@ -98,10 +103,10 @@ package enum JournalLine {
     }
 
     /// A content hash as its 64 lower-case hexadecimal digits, or `null`.
-    private static func appendMember(_ key: String, hash: ContentHash?, to out: inout [UInt8]) {
+    private static func appendMember(_ key: StaticString, hash: ContentHash?, to out: inout [UInt8]) {
         appendKey(key, to: &out)
         guard let hash else {
-            out.append(contentsOf: "null".utf8)
+            append("null", to: &out)
             return
         }
         out.append(0x22)
@@ -110,17 +115,40 @@ package enum JournalLine {
     }
 
     /// A time as `UTCTimestamp` spells it.
-    private static func appendMember(_ key: String, milliseconds: Int64, to out: inout [UInt8]) {
+    private static func appendMember(_ key: StaticString, milliseconds: Int64, to out: inout [UInt8]) {
         appendKey(key, to: &out)
         out.append(0x22)
         UTCTimestamp.append(milliseconds: milliseconds, to: &out)
         out.append(0x22)
     }
 
-    private static func appendKey(_ key: String, to out: inout [UInt8]) {
+    private static func appendKey(_ key: StaticString, to out: inout [UInt8]) {
         out.append(0x22)
-        out.append(contentsOf: key.utf8)
-        out.append(contentsOf: "\":".utf8)
+        append(key, to: &out)
+        out.append(0x22)
+        out.append(0x3A)
+    }
+
+    /// Appends the UTF-8 of a literal straight from where the binary holds it (appending a
+    /// String's `utf8` view costs a hundred-odd instructions a call, and a line makes twenty).
+    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends `value` in decimal, as `String(value)` spells it, without making the String.
+    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = 0x30 + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { out.append(0x2D) }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
     }
 
     /// Reads one line held in an array (without its line feed) and checks its checksum.

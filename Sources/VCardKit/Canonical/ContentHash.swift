@@ -61,17 +61,23 @@ public struct ContentHash: Sendable, Hashable, Comparable, Codable, CustomString
 
     /// Appends the UTF-8 of ``hexDigits`` to `out`, without making a String (a journal line
     /// holds two hashes).
+    /// The 64 digits are written on the stack and appended at once: one capacity check for
+    /// the line instead of one per digit.
     public func appendHexDigits(to out: inout [UInt8]) {
-        func append(_ word: UInt64) {
-            for shift in stride(from: 60, through: 0, by: -4) {
-                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(shift)) & 0xF
-                out.append(nibble < 10 ? 0x30 + nibble : 0x57 + nibble)
+        var digits: (SIMD32<UInt8>, SIMD32<UInt8>) = (.zero, .zero)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            func write(_ word: UInt64, at start: Int) {
+                for position in 0..<16 {
+                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * position)) & 0xF
+                    buffer[start + position] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+                }
             }
+            write(words.0, at: 0)
+            write(words.1, at: 16)
+            write(words.2, at: 32)
+            write(words.3, at: 48)
+            out.append(contentsOf: UnsafeRawBufferPointer(buffer))
         }
-        append(words.0)
-        append(words.1)
-        append(words.2)
-        append(words.3)
     }
 
     /// The first 12 hexadecimal digits, for messages.
