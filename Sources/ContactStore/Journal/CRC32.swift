@@ -54,13 +54,19 @@ enum CRC32 {
     /// Eight lower-case hexadecimal digits.
     static func hex(_ value: UInt32) -> String {
         // Written in place: eight ASCII bytes make a small string, with nothing allocated
-        // (every journal line written or read makes one).
+        // (every journal line read makes one).
         String(unsafeUninitializedCapacity: 8) { out in
-            for index in 0..<8 {
-                let nibble = UInt8(truncatingIfNeeded: value >> UInt32(28 - index * 4)) & 0xF
-                out[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-            }
+            writeHex(value, into: out, at: 0)
             return 8
+        }
+    }
+
+    /// Writes the eight lower-case hexadecimal digits of `value` into `out` from `start` (a
+    /// journal line being written gets its checksum this way, in the place kept for it).
+    static func writeHex(_ value: UInt32, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        for index in 0..<8 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt32(28 - index * 4)) & 0xF
+            out[start + index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
         }
     }
 }

@@ -78,12 +78,7 @@ package enum JournalLine {
             CRC32.update(CRC32.update(0, UnsafeRawBufferPointer(rebasing: line[..<checksumAt])), UnsafeRawBufferPointer(rebasing: line[restAt...]))
         }
         let digits = checksumAt + checksumDigitsOffset
-        out.withUnsafeMutableBufferPointer { line in
-            for index in 0..<8 {
-                let nibble = UInt8(truncatingIfNeeded: crc >> UInt32(28 - index * 4)) & 0xF
-                line[digits + index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-            }
-        }
+        out.withUnsafeMutableBufferPointer { CRC32.writeHex(crc, into: $0, at: digits) }
         out.append(0x0A)
         return out
     }

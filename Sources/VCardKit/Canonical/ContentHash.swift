@@ -61,6 +61,7 @@ public struct ContentHash: Sendable, Hashable, Comparable, Codable, CustomString
 
     /// Appends the UTF-8 of ``hexDigits`` to `out`, without making a String (a journal line
     /// holds two hashes).
+    ///
     /// The 64 digits are written on the stack and appended at once: one capacity check for
     /// the line instead of one per digit.
     public func appendHexDigits(to out: inout [UInt8]) {
