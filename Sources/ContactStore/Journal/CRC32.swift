@@ -1,3 +1,5 @@
+import JSONText
+
 /// CRC-32 as zlib computes it (IEEE 802.3 polynomial, reflected, initial and final XOR
 /// `0xFFFFFFFF`): `zlib.crc32(data)` in Python gives the same number.
 enum CRC32 {
@@ -64,9 +66,6 @@ enum CRC32 {
     /// Writes the eight lower-case hexadecimal digits of `value` into `out` from `start` (a
     /// journal line being written gets its checksum this way, in the place kept for it).
     static func writeHex(_ value: UInt32, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
-        for index in 0..<8 {
-            let nibble = UInt8(truncatingIfNeeded: value >> UInt32(28 - index * 4)) & 0xF
-            out[start + index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-        }
+        HexDigits.write(UInt64(value), count: 8, into: UnsafeMutableRawBufferPointer(out), at: start)
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSONText
 
 /// The SHA-256 of a card's meaning: equal for two cards that say the same thing, whatever their
 /// form, and different as soon as one value, parameter or property differs.
@@ -67,16 +68,10 @@ public struct ContentHash: Sendable, Hashable, Comparable, Codable, CustomString
     public func appendHexDigits(to out: inout [UInt8]) {
         var digits: (SIMD32<UInt8>, SIMD32<UInt8>) = (.zero, .zero)
         withUnsafeMutableBytes(of: &digits) { buffer in
-            func write(_ word: UInt64, at start: Int) {
-                for position in 0..<16 {
-                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * position)) & 0xF
-                    buffer[start + position] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-                }
-            }
-            write(words.0, at: 0)
-            write(words.1, at: 16)
-            write(words.2, at: 32)
-            write(words.3, at: 48)
+            HexDigits.write(words.0, count: 16, into: buffer, at: 0)
+            HexDigits.write(words.1, count: 16, into: buffer, at: 16)
+            HexDigits.write(words.2, count: 16, into: buffer, at: 32)
+            HexDigits.write(words.3, count: 16, into: buffer, at: 48)
             out.append(contentsOf: UnsafeRawBufferPointer(buffer))
         }
     }
