@@ -58,11 +58,26 @@ import Testing
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 // Mostly letters, with quotes, backslashes, control bytes and bytes above 0x7F among them.
                 let pick = UInt8(truncatingIfNeeded: state >> 33)
-                bytes.append(pick % 4 == 0 ? [0x22, 0x5C, 0x0A, 0x01, 0x1F, 0x20, 0x7F, 0x80, 0xA2, 0xFF][Int(pick >> 2) % 10] : 0x61 + pick % 26)
+                bytes.append(pick % 4 == 0 ? [0x22, 0x5C, 0x0A, 0x0D, 0x01, 0x1F, 0x20, 0x7F, 0x80, 0xA2, 0xFF][Int(pick >> 2) % 11] : 0x61 + pick % 26)
             }
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             #expect(written(bytes) == reference(bytes))
         }
+    }
+
+    /// A card's line ends (CR LF, two escapes side by side), a CR without its LF, and one at the
+    /// very end.
+    @Test func escapesLineEndsWholeOrAlone() {
+        func written(_ text: String) -> String {
+            var out: [UInt8] = []
+            Array(text.utf8).withUnsafeBufferPointer { JSONWriter.writeEscaped($0, to: &out) }
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(written("BEGIN:VCARD\r\nFN:A\r\nEND:VCARD\r\n") == #"BEGIN:VCARD\r\nFN:A\r\nEND:VCARD\r\n"#)
+        #expect(written("\r\n") == #"\r\n"#)
+        #expect(written("a\r") == #"a\r"#)
+        #expect(written("\r\r\n\n\r") == #"\r\r\n\n\r"#)
+        #expect(written("\r\"\n") == #"\r\"\n"#)
     }
 
     @Test func sortsKeysByCodePointAndKeepsEqualNamesInOrder() {

@@ -97,26 +97,17 @@ public struct JSONWriter: Sendable {
 
     /// Appends UTF-8 bytes escaped for a JSON string; runs that need no escape are copied whole.
     ///
-    /// The bytes are looked at eight at a time while none of them needs an escape (a quote, a
-    /// backslash or a control character below U+0020).
+    /// The next byte that needs an escape (a quote, a backslash or a control character below
+    /// U+0020) is found eight bytes at a time, by the search the parser uses for the end of a
+    /// run: a card's text has two at the end of every line.
     public static func writeEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        guard let base = buffer.baseAddress else { return }
-        let raw = UnsafeRawPointer(base)
         let count = buffer.count
         var runStart = 0
-        var index = 0
-        while index < count {
-            if index &+ 8 <= count, !needsEscape(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index &+= 8
-                continue
-            }
-            let byte = buffer[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                index += 1
-                continue
-            }
-            if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
-            runStart = index + 1
+        while runStart < count {
+            let special = JSONParser.nextSpecialStringByte(in: buffer, from: runStart)
+            if runStart < special { output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<special])) }
+            guard special < count else { return }
+            let byte = buffer[special]
             switch byte {
             case UInt8(ascii: "\""): output.append(0x5C); output.append(UInt8(ascii: "\""))
             case UInt8(ascii: "\\"): output.append(0x5C); output.append(0x5C)
@@ -129,23 +120,8 @@ public struct JSONWriter: Sendable {
                 output.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
             }
-            index += 1
+            runStart = special + 1
         }
-        if runStart < count { output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
-    }
-
-    /// Whether one of the eight bytes of `word` is below 0x20, a quote or a backslash. (A byte
-    /// below 0x20 borrows from the byte's high bit, which the byte itself must not have; an equal
-    /// byte is a zero byte after the exclusive or. A borrow can mark a byte above a true match,
-    /// never a word without one.)
-    @inline(__always)
-    static func needsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & high
-        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-        let quoteZero = (quote &- ones) & ~quote & high
-        let backslashZero = (backslash &- ones) & ~backslash & high
-        return (control | quoteZero | backslashZero) != 0
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
