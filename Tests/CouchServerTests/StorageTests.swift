@@ -51,6 +51,24 @@ import TestSupport
     }
 }
 
+/// A revision id is the MD5 of the tombstone flag, the parent id, a zero byte and the body, in
+/// lower-case hexadecimal after the generation: the same edit gets the same id on every server
+/// and in every version. The expected ids are Python's `hashlib.md5` of the same bytes.
+@Suite struct RevisionIDs {
+    @Test func aNewDocumentsIDIsTheDigestOfItsBody() {
+        let revision = Database.makeRevision(parent: nil, isDeleted: false, body: Array(#"{"fn":"Ada"}"#.utf8))
+        // hashlib.md5(b"\x00" + b"" + b"\x00" + b'{"fn":"Ada"}').hexdigest()
+        #expect(revision.description == "1-c4c715304372416d2de4c7b7f1c97899")
+    }
+
+    @Test func aDeletionOnTopOfAParentCountsTheParentAndTheFlag() {
+        let parent = Revision("1-0123456789abcdef0123456789abcdef")!
+        let revision = Database.makeRevision(parent: parent, isDeleted: true, body: Array("{}".utf8))
+        // hashlib.md5(b"\x01" + b"1-0123456789abcdef0123456789abcdef" + b"\x00" + b"{}").hexdigest()
+        #expect(revision.description == "2-88e5331863478bc2f3ad680f8d688b7f")
+    }
+}
+
 @Suite struct DocumentKeys {
     @Test func keysAreEqualExactlyWhenTheirBytesAre() {
         let composed = DocumentKey("caf\u{E9}"), decomposed = DocumentKey("cafe\u{301}")

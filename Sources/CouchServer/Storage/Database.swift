@@ -304,15 +304,21 @@ public actor Database {
     /// the parent revision and the body, so the same edit gives the same id on every server.
     static func makeRevision(parent: Revision?, isDeleted: Bool, body: [UInt8]) -> Revision {
         var hasher = Insecure.MD5()
-        hasher.update(data: [isDeleted ? 1 : 0])
-        hasher.update(data: Array((parent?.description ?? "").utf8))
-        hasher.update(data: [0])
-        hasher.update(data: body)
+        withUnsafeBytes(of: isDeleted ? 1 as UInt8 : 0) { hasher.update(bufferPointer: $0) }
+        var parentText = parent?.description ?? ""
+        parentText.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        withUnsafeBytes(of: 0 as UInt8) { hasher.update(bufferPointer: $0) }
+        body.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         let digest = hasher.finalize()
-        let hash = digest.map { byte in
-            let hex = Array("0123456789abcdef".utf8)
-            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]], as: UTF8.self)
-        }.joined()
+        // Written in place, two digits a byte (a `_bulk_docs` write makes one per document).
+        let hash = String(unsafeUninitializedCapacity: 2 * Insecure.MD5.byteCount) { out in
+            digest.withUnsafeBytes { bytes in
+                for (position, byte) in bytes.enumerated() {
+                    HexDigits.write(UInt64(byte), count: 2, into: UnsafeMutableRawBufferPointer(out), at: 2 * position)
+                }
+            }
+            return 2 * Insecure.MD5.byteCount
+        }
         return Revision(generation: (parent?.generation ?? 0) + 1, hash: hash)
     }
 
