@@ -324,8 +324,11 @@ public actor Database {
 
     static func randomHex() -> String {
         var generator = SystemRandomNumberGenerator()
-        let hex = Array("0123456789abcdef".utf8)
-        return String(decoding: (0..<32).map { _ in hex[Int(generator.next() % 16)] }, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: 32) { out in
+            HexDigits.write(generator.next(), count: 16, into: UnsafeMutableRawBufferPointer(out), at: 0)
+            HexDigits.write(generator.next(), count: 16, into: UnsafeMutableRawBufferPointer(out), at: 16)
+            return 32
+        }
     }
 
     // MARK: Reading state.documents

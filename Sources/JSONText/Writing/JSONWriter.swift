@@ -117,12 +117,11 @@ public struct JSONWriter: Sendable {
             case 0x08: output.append(0x5C); output.append(UInt8(ascii: "b"))
             case 0x0C: output.append(0x5C); output.append(UInt8(ascii: "f"))
             default:
-                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                           hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+                // \u00XX: the two digits written in the place kept for them.
+                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), 0, 0])
+                output.withUnsafeMutableBytes { HexDigits.write(UInt64(byte), count: 2, into: $0, at: $0.count - 2) }
             }
             runStart = special + 1
         }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
