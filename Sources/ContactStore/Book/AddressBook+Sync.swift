@@ -269,6 +269,8 @@ extension AddressBook {
         var rewrites: [(file: String, bytes: [UInt8])] = []
         var contentEvents: [JournalEvent] = []
         var syncEvents: [JournalEvent] = []
+        contentEvents.reserveCapacity(changes.count)
+        syncEvents.reserveCapacity(changes.count)
         var takenFiles: Set<String> = []
         var withText: Set<ContentHash> = []
         var touchedUIDs: Set<String> = []
@@ -421,17 +423,18 @@ extension AddressBook {
             // the next opening reads it from there (``finishInterruptedApply()``) — so the pending
             // lines do not write every pulled card a second time. A conflict version is in no
             // file and keeps its text.
+            // Encoded on every core, as the journal encodes its lines, from the events where they
+            // are (numbered and timed as lines, not as copies of the events).
             let now = clock.now()
-            let events = (contentEvents + syncEvents).enumerated().map { position, event in
-                var line = event
-                if line.operation == .add || line.operation == .update { line.card = nil }
-                line.sequence = position + 1
-                line.timestamp = now
-                line.schemaVersion = JournalEvent.currentSchemaVersion
-                return line
+            func lines(_ events: [JournalEvent], from first: Int) -> [[UInt8]] {
+                Parallel.map(Array(events.indices), minimumPerWorker: 64) { position in
+                    let operation = events[position].operation
+                    return JournalLine.encode(events[position], sequence: first + position, timestamp: now,
+                                              schemaVersion: JournalEvent.currentSchemaVersion,
+                                              includingCard: operation != .add && operation != .update)
+                }
             }
-            // Encoded on every core, as the journal encodes its lines.
-            let lines = Parallel.map(events, minimumPerWorker: 64) { JournalLine.encode($0) }
+            let lines = lines(contentEvents, from: 1) + lines(syncEvents, from: contentEvents.count + 1)
             var bytes: [UInt8] = []
             bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count })
             for line in lines { bytes.append(contentsOf: line) }
@@ -523,11 +526,18 @@ extension AddressBook {
             CrashPoint.reach(CrashPoint.pullAppliedToFolder)
         }
 
-        // Then the journal: content events before the sync state they lead to, one sync.
-        let written = try await record(contentEvents + syncEvents)
+        // Then the journal: content events before the sync state they lead to, one sync. The
+        // content events are moved into the lines to write, not copied.
+        var events: [JournalEvent] = []
+        swap(&events, &contentEvents)
+        events.append(contentsOf: syncEvents)
+        syncEvents = []
+        let written = try await record(consume events)
         if touchesFolder { _ = unlink(pendingApply) }
         stampWrittenFiles(writes.map(\.file) + rewrites.map(\.file), known: createdStamps)
-        report.events = written.filter { $0.operation != .synced }.map(\.withoutCard)
+        for position in written.indices where written[position].operation != .synced {
+            report.events.append(written[position].withoutCard)
+        }
         return report
     }
 

@@ -642,7 +642,7 @@ public actor AddressBook {
             if synchronize { try await journal.synchronize() }
             return written.events
         }
-        let written = try await journal.append(events)
+        let written = try await journal.append(consume events)
         for position in written.events.indices { index.apply(written.events[position], offset: written.offsets[position]) }
         index.journalSize = await journal.size
         index.journalLines = await journal.lineCount

@@ -67,7 +67,7 @@ public actor Journal {
         guard !events.isEmpty else { return ([], []) }
         guard descriptor >= 0 else { throw ContactStoreError(code: .io, message: "the journal is closed", path: path) }
         let time = now()
-        var numbered = events
+        var numbered = consume events
         var sequence = lastSequence
         for index in numbered.indices {
             sequence += 1

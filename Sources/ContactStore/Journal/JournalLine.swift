@@ -17,14 +17,23 @@ package struct JournalLineError: Error, Sendable {
 package enum JournalLine {
     /// The line for `event`, with its line feed.
     package static func encode(_ event: JournalEvent) -> [UInt8] {
+        encode(event, sequence: event.sequence, timestamp: event.timestamp, schemaVersion: event.schemaVersion, includingCard: true)
+    }
+
+    /// The line for `event` numbered `sequence`, at `timestamp`, in line format `schemaVersion`,
+    /// and without its card text unless `includingCard`: the line of an event changed that way,
+    /// without a copy of the event.
+    package static func encode(_ event: JournalEvent, sequence: Int, timestamp: Int64, schemaVersion: Int,
+                               includingCard: Bool) -> [UInt8] {
+        let card = includingCard ? event.card : nil
         // One array, written in key order. The checksum's member sits between the members
         // before it (card, checkpoint) and the rest, and has a fixed length: its place is kept
         // and filled in at the end, so the rest is written where it belongs instead of into a
         // second array copied in after. Hashes and times are written as digits in place (no
         // String made for them; a number's or the checksum's String is small and made in place).
         var out: [UInt8] = [0x7B]
-        out.reserveCapacity(384 + (event.card?.count ?? 0) * 11 / 10)
-        if let card = event.card {
+        out.reserveCapacity(384 + (card?.count ?? 0) * 11 / 10)
+        if let card {
             // Escaped from its bytes when they are UTF-8 (no String is made of them).
             if card.withUnsafeBufferPointer({ $0.isValidUTF8 }) {
                 append(#""card":""#, to: &out)
@@ -61,14 +70,14 @@ package enum JournalLine {
         if let restored = event.restoredSequence { append(#","restoredSeq":"#, to: &out); appendDecimal(restored, to: &out) }
         if let revision = event.remoteRevision { out.append(0x2C); appendMember("rev", string: revision, to: &out) }
         append(#","schemaVersion":"#, to: &out)
-        appendDecimal(event.schemaVersion, to: &out)
+        appendDecimal(schemaVersion, to: &out)
         append(#","seq":"#, to: &out)
-        appendDecimal(event.sequence, to: &out)
+        appendDecimal(sequence, to: &out)
         out.append(0x2C)
         appendMember("source", string: event.source.rawValue, to: &out)
         if let summary = event.summary { out.append(0x2C); appendMember("summary", string: summary, to: &out) }
         out.append(0x2C)
-        appendMember("time", milliseconds: event.timestamp, to: &out)
+        appendMember("time", milliseconds: timestamp, to: &out)
         if hasContact {
             out.append(0x2C)
             appendMember("uid", string: event.uid, to: &out)
