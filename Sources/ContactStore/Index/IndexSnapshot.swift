@@ -20,9 +20,13 @@ enum IndexSnapshot {
     private static let magic = Array("CSIDX008".utf8)
 
     /// The snapshot's bytes.
-    static func encode(_ index: BookIndex) -> [UInt8] {
+    /// - Parameter keptEntriesLimit: the most entries a table keeps between the two passes
+    ///   that make it (``keptEntriesLimit``, unless a test chooses).
+    static func encode(_ index: BookIndex, keptEntriesLimit: Int = keptEntriesLimit) -> [UInt8] {
         var all: [UInt8] = []
-        encode(index) { all.append(contentsOf: $0) }
+        for part in Part.allCases {
+            encode(index, part: part, keptEntriesLimit: keptEntriesLimit) { all.append(contentsOf: $0) }
+        }
         return all
     }
 
@@ -49,7 +53,8 @@ enum IndexSnapshot {
 
     /// Encodes `part` of the snapshot in pieces handed to `emit`, as ``encode(_:summary:emit:)``
     /// does the whole.
-    static func encode(_ index: BookIndex, summary: IndexSummary? = nil, part: Part, emit: ([UInt8]) -> Void) {
+    static func encode(_ index: BookIndex, summary: IndexSummary? = nil, part: Part, keptEntriesLimit: Int = keptEntriesLimit,
+                       emit: ([UInt8]) -> Void) {
         // The body: a directory (the remotes), then one table a section, each with its length and
         // checksum: the contacts, the live ones by file and by content, the card offsets, then
         // each remote's sync states. Each made and written on its own.
@@ -67,22 +72,26 @@ enum IndexSnapshot {
             for remote in remotes { directory.string(remote) }
             emitSection(directory.bytes, emit)
         case .contacts:
-            emitTable(index.records, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
-            emitTable(index.uidsByFile, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
+            emitTable(index.records, emit, keptEntriesLimit, key: IndexTables.appendKey, encode: IndexTables.encode)
+            emitTable(index.uidsByFile, emit, keptEntriesLimit, key: IndexTables.appendKey, encode: IndexTables.encode)
         case .rest:
-            emitTable(index.uidsByHash, emit, key: IndexTables.appendKey, encode: IndexTables.encode)
-            emitTable(index.cardOffsets, emit, key: IndexTables.appendKey, encode: { offset, out in out.int(offset) })
+            emitTable(index.uidsByHash, emit, keptEntriesLimit, key: IndexTables.appendKey, encode: IndexTables.encode)
+            emitTable(index.cardOffsets, emit, keptEntriesLimit, key: IndexTables.appendKey, encode: { offset, out in out.int(offset) })
             for remote in remotes {
-                emitTable(index.syncStates[remote] ?? [:], emit, key: IndexTables.appendKey, encode: IndexTables.encode)
+                emitTable(index.syncStates[remote] ?? [:], emit, keptEntriesLimit, key: IndexTables.appendKey, encode: IndexTables.encode)
             }
         }
     }
+
+    /// The most entries a table keeps between the two passes that make it: every table of a
+    /// book of up to about sixteen thousand contacts (see `emitTable`).
+    static let keptEntriesLimit = 16_384
 
     /// Emits the table of `map` as a body section, made in two passes over its entries
     /// (``SnapshotTableWriter``): its entries are written as they are encoded, a block at a
     /// time, never held whole. Entries of its base that did not change are copied as they are,
     /// not decoded and encoded again.
-    private static func emitTable<Key, Value>(_ map: KeyedMap<Key, Value>, _ emit: ([UInt8]) -> Void,
+    private static func emitTable<Key, Value>(_ map: KeyedMap<Key, Value>, _ emit: ([UInt8]) -> Void, _ keptEntriesLimit: Int,
                                               key appendKey: (Key, inout [UInt8]) -> Void,
                                               encode: (Value, inout SnapshotValueWriter) -> Void) {
         if let section = map.unchangedSection {
@@ -104,15 +113,43 @@ enum IndexSnapshot {
                 keyBytes.removeAll(keepingCapacity: true)
             }
         }
+        // A small table (every table of a book of up to about sixteen thousand contacts) keeps
+        // the entries its first pass made for the second, instead of visiting and encoding them
+        // again; a larger one is made twice rather than held (a large book saves its index when
+        // its memory is at its highest).
+        let keepsEntries = map.count <= keptEntriesLimit
+        var kept: [UInt8] = []
+        var keptEnds: [Int] = []
+        if keepsEntries { keptEnds.reserveCapacity(2 * map.count) }
         var writer = SnapshotTableWriter(capacity: map.count)
-        forEachEntry { key, value in writer.place(key: key, valueLength: value.count) }
+        forEachEntry { key, value in
+            writer.place(key: key, valueLength: value.count)
+            guard keepsEntries else { return }
+            kept.append(contentsOf: key)
+            keptEnds.append(kept.count)
+            kept.append(contentsOf: value)
+            keptEnds.append(kept.count)
+        }
         let head = writer.head()
         var frame = ByteWriter()
         frame.int(Int64(head.count + writer.entriesLength))
         emit(frame.bytes)
         var section = SnapshotSectionStream()
         head.withUnsafeBytes { section.append($0, emit: emit) }
-        forEachEntry { key, value in section.append(key: key, value: value, emit: emit) }
+        if keepsEntries {
+            kept.withUnsafeBytes { bytes in
+                var start = 0
+                for pair in stride(from: 0, to: keptEnds.count, by: 2) {
+                    let keyEnd = keptEnds[pair]
+                    let valueEnd = keptEnds[pair + 1]
+                    section.append(key: UnsafeRawBufferPointer(rebasing: bytes[start..<keyEnd]),
+                                   value: UnsafeRawBufferPointer(rebasing: bytes[keyEnd..<valueEnd]), emit: emit)
+                    start = valueEnd
+                }
+            }
+        } else {
+            forEachEntry { key, value in section.append(key: key, value: value, emit: emit) }
+        }
         section.finish(emit)
         precondition(section.length == head.count + writer.entriesLength, "a snapshot table's entries differ between its two passes")
         frame.bytes.removeAll()
