@@ -17,7 +17,8 @@ import Testing
     }
 
     /// Eight bytes at a time or one by one, the escapes are the same: every byte value at every
-    /// offset of runs of several lengths, and seeded random buffers, against a byte-by-byte writer.
+    /// offset of runs of several lengths (up to several words, ending inside a word or at its
+    /// end), and seeded random buffers, against a byte-by-byte writer.
     @Test func escapesEveryByteWhereverItStands() {
         func reference(_ bytes: [UInt8]) -> [UInt8] {
             var out: [UInt8] = []
@@ -42,7 +43,7 @@ import Testing
             bytes.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, to: &out) }
             return out
         }
-        for length in [1, 7, 8, 9, 16, 23] {
+        for length in [1, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 41] {
             for offset in 0..<length {
                 for value in 0...255 {
                     var bytes = [UInt8](repeating: 0x61, count: length)
