@@ -7,7 +7,7 @@ enum Parallel {
     ///
     /// Each item is handed to `transform` where it lies in the array's storage, not copied out
     /// first (as iterating would): for items that hold many references, such as journal events,
-    /// that copy and its release were a tenth of what encoding them cost.
+    /// that copy and its release came to about a tenth of what encoding them cost in a pull.
     static func map<Item: Sendable, Result: Sendable>(_ items: [Item], minimumPerWorker: Int = 8,
                                                       _ transform: @Sendable (Item) -> Result) -> [Result] {
         guard !items.isEmpty else { return [] }

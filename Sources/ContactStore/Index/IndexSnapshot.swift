@@ -88,9 +88,10 @@ enum IndexSnapshot {
     static let keptEntriesLimit = 16_384
 
     /// Emits the table of `map` as a body section, made in two passes over its entries
-    /// (``SnapshotTableWriter``): its entries are written as they are encoded, a block at a
-    /// time, never held whole. Entries of its base that did not change are copied as they are,
-    /// not decoded and encoded again.
+    /// (``SnapshotTableWriter``): a large table's entries are written as they are encoded, a
+    /// block at a time, never held whole; a table of at most `keptEntriesLimit` entries keeps the
+    /// bytes its first pass encoded for the second. Entries of its base that did not change are
+    /// copied as they are, not decoded and encoded again.
     private static func emitTable<Key, Value>(_ map: KeyedMap<Key, Value>, _ emit: ([UInt8]) -> Void, _ keptEntriesLimit: Int,
                                               key appendKey: (Key, inout [UInt8]) -> Void,
                                               encode: (Value, inout SnapshotValueWriter) -> Void) {
