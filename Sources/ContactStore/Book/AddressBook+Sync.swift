@@ -422,9 +422,8 @@ extension AddressBook {
             // added or updated version's text is left out: it is the file this apply writes, and
             // the next opening reads it from there (``finishInterruptedApply()``) — so the pending
             // lines do not write every pulled card a second time. A conflict version is in no
-            // file and keeps its text.
-            // Encoded on every core, as the journal encodes its lines, from the events where they
-            // are (numbered and timed as lines, not as copies of the events).
+            // file and keeps its text. Encoded on every core, as the journal encodes its lines,
+            // from the events where they are (numbered and timed as arguments, not in copies).
             let now = clock.now()
             func lines(_ events: [JournalEvent], from first: Int) -> [[UInt8]] {
                 Parallel.map(Array(events.indices), minimumPerWorker: 64) { position in

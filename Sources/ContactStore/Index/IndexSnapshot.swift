@@ -24,19 +24,20 @@ enum IndexSnapshot {
     ///   that make it (``keptEntriesLimit``, unless a test chooses).
     static func encode(_ index: BookIndex, keptEntriesLimit: Int = keptEntriesLimit) -> [UInt8] {
         var all: [UInt8] = []
-        for part in Part.allCases {
-            encode(index, part: part, keptEntriesLimit: keptEntriesLimit) { all.append(contentsOf: $0) }
-        }
+        encode(index, keptEntriesLimit: keptEntriesLimit) { all.append(contentsOf: $0) }
         return all
     }
 
     /// Encodes the snapshot in pieces handed to `emit` (the summary, then each section), so that
     /// saving a large index holds a megabyte or so of its bytes besides the index (and a table's
     /// slots).
-    /// - Parameter summary: the index's summary when the caller has it up to date (otherwise it
-    ///   is made from every record and file of the index).
-    static func encode(_ index: BookIndex, summary: IndexSummary? = nil, emit: ([UInt8]) -> Void) {
-        for part in Part.allCases { encode(index, summary: summary, part: part, emit: emit) }
+    /// - Parameters:
+    ///   - summary: the index's summary when the caller has it up to date (otherwise it is made
+    ///     from every record and file of the index).
+    ///   - keptEntriesLimit: the most entries a table keeps between the two passes that make it.
+    static func encode(_ index: BookIndex, summary: IndexSummary? = nil, keptEntriesLimit: Int = keptEntriesLimit,
+                       emit: ([UInt8]) -> Void) {
+        for part in Part.allCases { encode(index, summary: summary, part: part, keptEntriesLimit: keptEntriesLimit, emit: emit) }
     }
 
     /// The parts of the snapshot, in order: each part's bytes follow the one before. The last
@@ -51,7 +52,7 @@ enum IndexSnapshot {
         case rest
     }
 
-    /// Encodes `part` of the snapshot in pieces handed to `emit`, as ``encode(_:summary:emit:)``
+    /// Encodes `part` of the snapshot in pieces handed to `emit`, as ``encode(_:summary:keptEntriesLimit:emit:)``
     /// does the whole.
     static func encode(_ index: BookIndex, summary: IndexSummary? = nil, part: Part, keptEntriesLimit: Int = keptEntriesLimit,
                        emit: ([UInt8]) -> Void) {
