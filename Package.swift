@@ -78,9 +78,12 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         // The address book: a folder of .vcf files and a JSON-lines journal of every version.
+        // CRC-32 with carry-less multiplication (x86-64), for the journal's line checksums.
+        .target(name: "CChecksum", path: "Sources/CChecksum"),
         .target(
             name: "ContactStore",
             dependencies: [
+                "CChecksum",
                 "JSONText",
                 "VCardKit",
                 "VCardXML",

@@ -109,6 +109,42 @@ struct JournalLineTests {
         }
     }
 
+    /// Where the processor multiplies without carries, runs of 64 bytes and more are folded;
+    /// the result is the tables' at every length up to 700, at every alignment within 16 bytes,
+    /// and when a checksum is continued from a split anywhere; and zlib's for long inputs.
+    @Test(.enabled(if: CRC32.foldingAvailable, "this processor cannot fold (no PCLMULQDQ): the tables do all the work"))
+    func foldsAsTheTablesDo() {
+        let bytes = (0..<720).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
+        var mismatches: [String] = []
+        bytes.withUnsafeBytes { all in
+            for start in 0..<16 {
+                for length in 0...700 {
+                    let part = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
+                    if CRC32.update(0, part, folding: true) != CRC32.update(0, part, folding: false) {
+                        mismatches.append("\(start)+\(length)")
+                    }
+                    // The folding did the work: all of it but the last 0–15 bytes.
+                    if CRC32.fold(0xFFFF_FFFF, part).consumed != (length < 64 ? 0 : length / 16 * 16) {
+                        mismatches.append("\(start)+\(length) consumed \(CRC32.fold(0xFFFF_FFFF, part).consumed)")
+                    }
+                }
+            }
+            let whole = UnsafeRawBufferPointer(rebasing: all[0..<700])
+            let expected = CRC32.update(0, whole, folding: false)
+            for split in 0...700 {
+                let first = CRC32.update(0, UnsafeRawBufferPointer(rebasing: whole[0..<split]), folding: true)
+                if CRC32.update(first, UnsafeRawBufferPointer(rebasing: whole[split...]), folding: true) != expected {
+                    mismatches.append("split at \(split)")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) differ, first: \(mismatches.prefix(5))")
+        // zlib.crc32 in Python.
+        let counting = (0..<1024).map { UInt8(truncatingIfNeeded: $0) }
+        #expect(counting.withUnsafeBytes { CRC32.update(0, $0, folding: true) } == 0xB70B_4C26)
+        #expect([UInt8](repeating: 0x61, count: 100_000).withUnsafeBytes { CRC32.update(0, $0, folding: true) } == 0x1BE2_FA87)
+    }
+
     @Test func refusesALineWhoseContentChanged() {
         let changed = Self.pythonLine.replacingOccurrences(of: "\"seq\":7", with: "\"seq\":8")
         #expect(throws: JournalLineError.self) { try JournalLine.decode(Array(changed.utf8), includingCard: false) }
