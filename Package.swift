@@ -77,9 +77,9 @@ let package = Package(
             dependencies: ["VCardKit", "CLibXML2"],
             swiftSettings: sharedSwiftSettings
         ),
-        // The address book: a folder of .vcf files and a JSON-lines journal of every version.
         // CRC-32 with carry-less multiplication (x86-64), for the journal's line checksums.
         .target(name: "CChecksum", path: "Sources/CChecksum"),
+        // The address book: a folder of .vcf files and a JSON-lines journal of every version.
         .target(
             name: "ContactStore",
             dependencies: [

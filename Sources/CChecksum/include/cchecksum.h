@@ -5,7 +5,8 @@
 #include <stdint.h>
 
 /* Whether cardsync_crc32_folded can run here: an x86-64 processor with carry-less
-   multiplication (PCLMULQDQ) and SSE4.1. Asked once; the answer does not change. */
+   multiplication (PCLMULQDQ) and SSE4.1. The answer does not change while the process runs
+   (cardsync asks once). */
 int cardsync_crc32_folding_available(void);
 
 /* Continues a CRC-32 (IEEE 802.3 polynomial, reflected, as zlib computes it) over `length`

@@ -6,8 +6,9 @@ import JSONText
 ///
 /// Every journal line is checked when it is written and when it is read, card text included.
 /// Where the processor multiplies without carries (x86-64 with PCLMULQDQ), a run of 64 bytes
-/// or more is folded 64 bytes at a time (`CChecksum`), about ten times fewer instructions than
-/// the tables below, which take the rest (and everything elsewhere).
+/// or more is folded 64 bytes at a time (`CChecksum`); the tables below take the last 0–15
+/// bytes, shorter runs, and every other processor. The checksums of a 2,000-contact pull took
+/// 8.5 M instructions that way, against 29 M with the tables alone.
 enum CRC32 {
     /// Whether this processor folds (asked once).
     static let foldingAvailable = cardsync_crc32_folding_available() == 1
