@@ -69,7 +69,8 @@ enum CRC32 {
     /// of 16) into the register `state` (a checksum's complement): the register after it, and
     /// how many bytes that was. Only where ``foldingAvailable``.
     static func fold(_ state: UInt32, _ bytes: UnsafeRawBufferPointer) -> (state: UInt32, consumed: Int) {
-        guard bytes.count >= 64, let base = bytes.baseAddress else { return (state, 0) }
+        // The C function keeps the 64-byte threshold itself (and consumes nothing below it).
+        guard let base = bytes.baseAddress else { return (state, 0) }
         var consumed = 0
         let folded = cardsync_crc32_folded(state, base.assumingMemoryBound(to: UInt8.self), bytes.count, &consumed)
         return (folded, consumed)
